@@ -1,0 +1,45 @@
+#pragma once
+// The standardized retrieval channel (MODEL.md section 4), by adaptive quadrature.
+//
+// A needle held by m entries has logits X_s = mean_s + sd_s * Z_s; each of n distractor
+// entries has a logit Y ~ N(0, 1); everything is independent. The needle is retrieved
+// when max_s X_s > max Y. The normalized model has mean = beta*u, sd = sqrt(1 - u^2);
+// the linear-retention variant of Theorem 1a has mean = beta*c, sd = 1.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace phasesim {
+
+/// Logit law of one entry that holds the needle: mean + sd * N(0, 1), sd in [0, 1].
+struct NeedleEntry {
+  double mean = 0;
+  double sd = 1;
+};
+
+/// Needle entry of the normalized model: mean beta*u, sd sqrt(1 - u^2).
+NeedleEntry normalized_entry(double beta, double u);
+
+struct ChannelValue {
+  double probability = 0;     ///< P(max_s X_s > max of n distractors)
+  double error_estimate = 0;  ///< quadrature error estimate plus truncated tail mass
+};
+
+/// P(max_s X_s > max of `distractors` iid N(0, 1)). Exact limits: no needle entry gives
+/// 0, no distractor gives 1. Works in log space; accurate to ~1e-12 for n up to 1e7
+/// and beyond. Throws InputError on sd outside [0, 1] or non-finite means.
+ChannelValue needle_success(std::span<const NeedleEntry> needle, std::int64_t distractors);
+
+/// Throws InputError unless beta is finite and >= 0, every u is in [0, 1] and there are
+/// at least as many entries as needle entries. Messages name the CLI options.
+void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries);
+
+/// Success of a needle whose m entries have normalized weights `u` among `entries` in
+/// all (entries - m distractors): the multi-entry integral of MODEL.md section 4.
+double success_probability(double beta, std::span<const double> u, std::int64_t entries);
+
+/// The single-entry building block A(u; beta, N): one needle entry, N entries in all.
+/// A(0; beta, N) = 1/N (chance) and A(1; beta, N) = Phi(beta)^(N-1).
+double single_entry_success(double u, double beta, std::int64_t entries);
+
+}  // namespace phasesim

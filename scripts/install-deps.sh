@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages phasesim needs; does nothing when they are all present.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libeigen3-dev libboost-math-dev libboost-dev libcli11-dev doctest-dev
+  libbenchmark-dev librandom123-dev nlohmann-json3-dev libtomlplusplus-dev
+  python3 python3-matplotlib python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "phasesim: installing ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "phasesim: installing packages needs root (run as root or with sudo)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

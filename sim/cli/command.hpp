@@ -1,0 +1,40 @@
+#pragma once
+// Each subcommand lives in its own file and registers itself with add_*_command: it
+// declares its options on a CLI11 subcommand and, when selected, validates them (throwing
+// InputError) and stores the action that runs after parsing. Actions write their table
+// to `out` (a sweep passes a sink) and return the process exit status.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace phasesim::cli {
+
+/// Exit statuses shared by every command.
+enum ExitStatus : int {
+  kSuccess = 0,
+  kInternalError = 1,
+  kBadInput = 2,          ///< the user's input is invalid; nothing was written
+  kPredictionFailed = 3,  ///< `theorem`: the numerical check disagrees with the prediction
+};
+
+using Action = std::function<int(std::ostream& out)>;
+
+void add_coverage_command(CLI::App& app, Action& action);
+void add_channel_command(CLI::App& app, Action& action);
+void add_demo_command(CLI::App& app, Action& action);
+
+/// The application with every command; parsing stores the chosen command's action.
+std::unique_ptr<CLI::App> make_app(Action& action);
+
+/// Parses a command line without the program name, e.g. {"niah", "--window", "8"},
+/// validates it and returns the selected command's action. Throws CLI::ParseError or
+/// InputError. Used by `sweep` to check every cell before running any.
+Action parse_arguments(const std::vector<std::string>& arguments);
+
+/// Parses argv, runs the selected command and maps errors to exit statuses.
+int run(int argc, char** argv);
+
+}  // namespace phasesim::cli

@@ -1,0 +1,61 @@
+#include "cli/output.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "phasesim/atomic_file.hpp"
+#include "phasesim/version.hpp"
+
+namespace phasesim::cli {
+
+Json new_document(const std::string& command) {
+  Json doc;
+  doc["schema"] = kSchema;
+  doc["command"] = command;
+  doc["phasesim_version"] = kVersion;
+  return doc;
+}
+
+void add_json_option(CLI::App& command, std::string& path) {
+  command.add_option("--json", path,
+                     "Also write the results as JSON to PATH ('-': JSON on stdout, no table)");
+}
+
+void write_json(const std::string& path, const Json& document) {
+  if (path.empty()) return;
+  const std::string text = document.dump(2) + "\n";
+  if (path == "-") {
+    std::cout << text << std::flush;
+  } else {
+    write_file_atomically(path, text);
+  }
+}
+
+Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+
+void Table::add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows_) {
+    width.resize(std::max(width.size(), row.size()));
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows_) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << row[c];
+    }
+    out << '\n';
+  }
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+}  // namespace phasesim::cli

@@ -1,0 +1,44 @@
+#pragma once
+// What every command writes: a JSON document (schema, command, parameters, results)
+// and a human-readable table on stdout.
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace phasesim::cli {
+
+using Json = nlohmann::ordered_json;
+
+/// Version of the JSON layout; bump it when a key changes meaning or disappears.
+inline constexpr const char* kSchema = "phasesim/1";
+
+/// A new document: {"schema": ..., "command": ..., "phasesim_version": ...}. Commands
+/// add every parameter under its option name (snake_case) and then their results.
+Json new_document(const std::string& command);
+
+/// Declares --json PATH on a command ("-" writes the JSON to stdout instead of a table).
+void add_json_option(CLI::App& command, std::string& path);
+
+/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
+void write_json(const std::string& path, const Json& document);
+
+/// True when the table should be printed (the JSON does not go to stdout).
+inline bool wants_table(const std::string& json_path) { return json_path != "-"; }
+
+/// A plain text table with right-aligned columns.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header);
+  void add_row(std::vector<std::string> cells);
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// Fixed-point text with `digits` decimals.
+std::string fixed(double value, int digits = 6);
+
+}  // namespace phasesim::cli

@@ -1,0 +1,71 @@
+#pragma once
+// Runs the phasesim binary as a user would and captures what it printed.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace phasesim::test {
+
+struct CliResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A fresh empty directory under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) {
+    path_ = std::filesystem::temp_directory_path() /
+            ("phasesim-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Runs `phasesim <arguments>` through the shell; arguments are shell-quoted by the caller.
+inline CliResult run_cli(const std::string& arguments) {
+  static int counter = 0;
+  const TempDir dir("cli" + std::to_string(counter++));
+  const auto out = dir / "stdout";
+  const auto err = dir / "stderr";
+  const std::string command = std::string(PHASESIM_BINARY) + " " + arguments + " >" +
+                              out.string() + " 2>" + err.string();
+  const int raw = std::system(command.c_str());
+  CliResult result;
+  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  result.out = read_text(out);
+  result.err = read_text(err);
+  return result;
+}
+
+/// Runs a command that must succeed and returns the JSON it writes to stdout (--json -).
+inline nlohmann::json run_json(const std::string& arguments) {
+  const auto result = run_cli(arguments + " --json -");
+  if (result.status != 0) {
+    throw std::runtime_error("phasesim " + arguments + " failed: " + result.err);
+  }
+  return nlohmann::json::parse(result.out);
+}
+
+}  // namespace phasesim::test
