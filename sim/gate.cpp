@@ -81,8 +81,8 @@ Gate one_hot(int window, int slot, std::string_view spec) {
 
 Gate gate_from_json_item(const nlohmann::json& item, int window, const std::string& file) {
   if (item.is_string()) return parse_gate(item.get<std::string>(), window);
-  if (item.is_array() && std::all_of(item.begin(), item.end(),
-                                     [](const auto& x) { return x.is_number(); })) {
+  if (item.is_array() &&
+      std::all_of(item.begin(), item.end(), [](const auto& x) { return x.is_number(); })) {
     std::string spec = "weights:";
     for (std::size_t i = 0; i < item.size(); ++i) {
       spec += (i ? "," : "") + item[i].dump();
@@ -103,9 +103,9 @@ std::vector<Gate> parse_gate_file(const std::string& file, int window) {
     throw InputError("invalid gate file '" + file + "' (not valid JSON: " + e.what() + ")");
   }
   const auto& list = doc.is_object() && doc.contains("gates") ? doc["gates"] : doc;
-  require(list.is_array() && !list.empty(),
-          "invalid gate file '" + file + "' (expected a non-empty list of gates, or " +
-              "{\"gates\": [...]})");
+  require(list.is_array() && !list.empty(), "invalid gate file '" + file +
+                                                "' (expected a non-empty list of gates, or " +
+                                                "{\"gates\": [...]})");
   std::vector<Gate> gates;
   for (const auto& item : list) gates.push_back(gate_from_json_item(item, window, file));
   return gates;

@@ -1,9 +1,10 @@
+#include "phasesim/channel.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "phasesim/channel.hpp"
 #include "phasesim/error.hpp"
 #include "phasesim/normal.hpp"
 
@@ -108,7 +109,7 @@ TEST_CASE("channel input validation") {
                        "invalid --beta -1 (must be finite and >= 0)", InputError);
   CHECK_THROWS_WITH_AS(success_probability(1, std::vector<double>{1.5}, 10),
                        "invalid --u 1.5 (each must be in [0, 1])", InputError);
-  CHECK_THROWS_WITH_AS(
-      success_probability(1, u, 1),
-      "invalid --entries 1 (must be at least the number of needle entries, 2)", InputError);
+  CHECK_THROWS_WITH_AS(success_probability(1, u, 1),
+                       "invalid --entries 1 (must be at least the number of needle entries, 2)",
+                       InputError);
 }

@@ -1,5 +1,7 @@
 #pragma once
 // Runs the phasesim binary as a user would and captures what it printed.
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace phasesim::test {
 
@@ -49,8 +50,8 @@ inline CliResult run_cli(const std::string& arguments) {
   const TempDir dir("cli" + std::to_string(counter++));
   const auto out = dir / "stdout";
   const auto err = dir / "stderr";
-  const std::string command = std::string(PHASESIM_BINARY) + " " + arguments + " >" +
-                              out.string() + " 2>" + err.string();
+  const std::string command =
+      std::string(PHASESIM_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(command.c_str());
   CliResult result;
   result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

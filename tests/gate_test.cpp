@@ -1,3 +1,5 @@
+#include "phasesim/gate.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 
 #include "cli_runner.hpp"
 #include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
 
 using namespace phasesim;
 
@@ -54,13 +55,15 @@ TEST_CASE("bad gates say what is wrong and what is allowed") {
   CHECK_THROWS_WITH_AS(parse_gate("weights:1,-1", 2),
                        "invalid gate 'weights:1,-1' (weights must be finite and >= 0)", InputError);
   CHECK_THROWS_WITH_AS(parse_gate("weights:1,inf", 2),
-                       "invalid gate 'weights:1,inf' (weights must be finite and >= 0)", InputError);
+                       "invalid gate 'weights:1,inf' (weights must be finite and >= 0)",
+                       InputError);
   CHECK_THROWS_WITH_AS(parse_gate("weights:0,0", 2),
                        "invalid gate 'weights:0,0' (weights must not all be zero)", InputError);
   CHECK_THROWS_WITH_AS(parse_gate("logits:1,nan", 2),
                        "invalid gate 'logits:1,nan' (logits must be finite)", InputError);
   CHECK_THROWS_WITH_AS(parse_gate("onehot:8", 8),
-                       "invalid gate 'onehot:8' (onehot:K needs an integer K in [0, 7])", InputError);
+                       "invalid gate 'onehot:8' (onehot:K needs an integer K in [0, 7])",
+                       InputError);
   CHECK_THROWS_WITH_AS(parse_gate("weights:1,x", 2),
                        "invalid gate 'weights:1,x' ('x' is not a number)", InputError);
   CHECK_THROWS_WITH_AS(parse_gate("spiky", 2),

@@ -1,10 +1,11 @@
+#include "phasesim/geometry.hpp"
+
 #include <doctest/doctest.h>
 
 #include <numeric>
 
 #include "phasesim/coverage.hpp"
 #include "phasesim/error.hpp"
-#include "phasesim/geometry.hpp"
 
 using namespace phasesim;
 

@@ -73,8 +73,8 @@ NeedleEntry normalized_entry(double beta, double u) {
 
 ChannelValue needle_success(std::span<const NeedleEntry> needle, std::int64_t distractors) {
   validate(needle);
-  require(distractors >= 0, "invalid distractor count " + std::to_string(distractors) +
-                                " (must be >= 0)");
+  require(distractors >= 0,
+          "invalid distractor count " + std::to_string(distractors) + " (must be >= 0)");
   if (needle.empty()) return {0.0, 0.0};
   if (distractors == 0) return {1.0, 0.0};
 

@@ -9,11 +9,11 @@ namespace phasesim {
 
 struct PhaseCoverage {
   int phase = 0;
-  std::vector<int> slots;  ///< Slots(phi)
-  int multiplicity = 0;    ///< m_phi = |Slots(phi)|
-  double coverage = 0;     ///< c_phi = sum of g_s over Slots(phi)
-  int best_slot = -1;      ///< slot of phi with the largest weight (-1 if blind)
-  double best_weight = 0;  ///< g of that slot
+  std::vector<int> slots;      ///< Slots(phi)
+  int multiplicity = 0;        ///< m_phi = |Slots(phi)|
+  double coverage = 0;         ///< c_phi = sum of g_s over Slots(phi)
+  int best_slot = -1;          ///< slot of phi with the largest weight (-1 if blind)
+  double best_weight = 0;      ///< g of that slot
   double best_normalized = 0;  ///< u of that slot, g_s / ||g||_2
 };
 

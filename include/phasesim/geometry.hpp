@@ -36,9 +36,7 @@ struct Geometry {
     return first > 0 ? static_cast<int>(first) : 0;
   }
   /// Entries written before a query at position L: N_c = floor(L / S).
-  PHASESIM_HD std::int64_t entries_before(std::int64_t context) const {
-    return context / stride;
-  }
+  PHASESIM_HD std::int64_t entries_before(std::int64_t context) const { return context / stride; }
   /// m_phi: slots of phase phi, i.e. how many entries hold a token of that phase.
   PHASESIM_HD int multiplicity(int phase) const {
     int count = 0;

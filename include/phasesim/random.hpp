@@ -7,8 +7,9 @@
 // keys the CPU engine draws. Layout of one Philox call:
 //   key     = {seed low 32 bits, seed high 32 bits}
 //   counter = {index, block, trial, head << 8 | stream}
-#include <Random123/boxmuller.hpp>
 #include <Random123/philox.h>
+
+#include <Random123/boxmuller.hpp>
 #include <Random123/uniform.hpp>
 #include <cstdint>
 

@@ -31,8 +31,8 @@ int run_channel(const ChannelOptions& options, std::ostream& out) {
   doc["chance"] = chance;
 
   if (wants_table(options.json)) {
-    out << "needle with " << m << " entries among " << options.entries << " (beta "
-        << options.beta << ")\n";
+    out << "needle with " << m << " entries among " << options.entries << " (beta " << options.beta
+        << ")\n";
     Table table({"p_success", "chance", "p_success/chance"});
     table.add_row({fixed(p, 9), fixed(chance, 9), fixed(p / chance, 3)});
     table.print(out);

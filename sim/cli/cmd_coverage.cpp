@@ -51,7 +51,8 @@ int run_coverage(const CoverageOptions& options, const Gate& gate, std::ostream&
 
 void add_coverage_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<CoverageOptions>();
-  auto* cmd = app.add_subcommand("coverage", "Per-phase slots, multiplicity and coverage of a gate");
+  auto* cmd =
+      app.add_subcommand("coverage", "Per-phase slots, multiplicity and coverage of a gate");
   cmd->add_option("--window,-W", options->geometry.window, "Window W (tokens per entry)")
       ->capture_default_str();
   cmd->add_option("--stride,-S", options->geometry.stride, "Stride S (tokens between entries)")

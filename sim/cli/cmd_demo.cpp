@@ -24,8 +24,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
 
   out << "Geometry W=8, S=4 with the 'last' gate (all weight on the newest slot)\n\n";
   print_coverage_table(phases, out);
-  out << "\nStandardized channel, beta " << options.beta << ", " << entries
-      << " entries (context " << options.context << ")\n\n";
+  out << "\nStandardized channel, beta " << options.beta << ", " << entries << " entries (context "
+      << options.context << ")\n\n";
   print_phase_channel_table(phases, gate, phase_success(geometry, gate, options.beta, entries),
                             out);
   return kSuccess;
@@ -35,9 +35,11 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
 
 void add_demo_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DemoOptions>();
-  auto* cmd = app.add_subcommand("demo", "A guided tour: geometry, channel and per-phase retrieval");
+  auto* cmd =
+      app.add_subcommand("demo", "A guided tour: geometry, channel and per-phase retrieval");
   cmd->add_option("--beta", options->beta, "Signal strength beta")->capture_default_str();
-  cmd->add_option("--context", options->context, "Context length L in tokens")->capture_default_str();
+  cmd->add_option("--context", options->context, "Context length L in tokens")
+      ->capture_default_str();
   cmd->callback([options, &action] {
     require(options->context >= 8, "invalid --context " + std::to_string(options->context) +
                                        " (must be at least the window, 8)");

@@ -32,8 +32,10 @@ void print_phase_channel_table(const std::vector<PhaseCoverage>& phases, const G
   const auto u = normalized_weights(gate);
   Table table({"phase", "u of its slots", "p_success"});
   for (const auto& p : phases) {
-    const auto u_text = join(p.slots, [&](int s) { return fixed(u[static_cast<std::size_t>(s)], 4); });
-    table.add_row({std::to_string(p.phase), u_text, fixed(success[static_cast<std::size_t>(p.phase)])});
+    const auto u_text =
+        join(p.slots, [&](int s) { return fixed(u[static_cast<std::size_t>(s)], 4); });
+    table.add_row(
+        {std::to_string(p.phase), u_text, fixed(success[static_cast<std::size_t>(p.phase)])});
   }
   table.print(out);
 }
