@@ -39,6 +39,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   add_demo_command(*app, action);
+  add_sweep_command(*app, action);
   return app;
 }
 
@@ -48,6 +49,22 @@ Action parse_arguments(const std::vector<std::string>& arguments) {
   std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11's order
   app->parse(reversed);
   return action;
+}
+
+bool command_has_option(const std::vector<std::string>& command, const std::string& option) {
+  Action unused;
+  auto app = make_app(unused);
+  CLI::App* sub = app.get();
+  std::string path = "phasesim";
+  for (const auto& word : command) {
+    path += " " + word;
+    try {
+      sub = sub->get_subcommand(word);
+    } catch (const CLI::OptionNotFound&) {
+      throw InputError("unknown command '" + path + "'");
+    }
+  }
+  return sub->get_option_no_throw(option) != nullptr;
 }
 
 int run(int argc, char** argv) {

@@ -25,6 +25,7 @@ using Action = std::function<int(std::ostream& out)>;
 void add_coverage_command(CLI::App& app, Action& action);
 void add_channel_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);
@@ -33,6 +34,10 @@ std::unique_ptr<CLI::App> make_app(Action& action);
 /// validates it and returns the selected command's action. Throws CLI::ParseError or
 /// InputError. Used by `sweep` to check every cell before running any.
 Action parse_arguments(const std::vector<std::string>& arguments);
+
+/// True when the (sub)command named by `command` (e.g. {"niah"}) has `option`, e.g.
+/// "--seed". Throws InputError when no such command exists.
+bool command_has_option(const std::vector<std::string>& command, const std::string& option);
 
 /// Parses argv, runs the selected command and maps errors to exit statuses.
 int run(int argc, char** argv);

@@ -1,0 +1,49 @@
+#pragma once
+// Parameter sweeps: a TOML file names a command and values for its options; the grid
+// is the Cartesian product of every option given as a list.
+//
+//   command = "niah"          # a phasesim command (words separated by spaces)
+//   seed = 7                  # sweep seed (default 1)
+//   [options]
+//   window = 8                # a scalar: the same value in every cell
+//   stride = [2, 4, 8]        # a list: one axis of the grid
+//   rms_norm = true           # option names: dashes or underscores
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace phasesim {
+
+/// One option of a sweep: its CLI name (without dashes) and the values it takes, as the
+/// text passed on the command line ("4", "0.5", "true", "uniform").
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+struct SweepSpec {
+  std::vector<std::string> command;  ///< e.g. {"theorem", "concentration"}
+  std::uint64_t seed = 1;
+  std::vector<SweepAxis> options;  ///< sorted by name; scalars are one-value axes
+};
+
+/// One point of the grid. Its id and seed depend only on the sweep seed and the cell's
+/// own option values, so adding values to an axis leaves existing cells unchanged.
+struct SweepCell {
+  std::vector<std::pair<std::string, std::string>> options;  ///< (name, value) by name
+  std::string id;      ///< 16 hex digits naming the cell's files
+  std::uint64_t seed;  ///< the seed the cell runs with unless the sweep fixes --seed
+};
+
+/// Reads and validates a sweep file; throws InputError with the file name on bad input.
+SweepSpec read_sweep_file(const std::filesystem::path& path);
+
+/// Every cell of the grid, the last option varying fastest.
+std::vector<SweepCell> expand_grid(const SweepSpec& spec);
+
+/// Command-line words for one cell: {command..., "--name=value", ...}.
+std::vector<std::string> cell_arguments(const SweepSpec& spec, const SweepCell& cell);
+
+}  // namespace phasesim
