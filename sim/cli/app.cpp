@@ -39,6 +39,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   add_demo_command(*app, action);
+  add_niah_command(*app, action);
   return app;
 }
 
