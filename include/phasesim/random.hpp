@@ -26,6 +26,7 @@ enum class Stream : std::uint32_t {
   needle_position = 5,  ///< which needle position a trial uses
   channel = 6,          ///< standardized-channel draws of the fast engine
   distractor = 7,       ///< exact maxima / scalar logits of distractor entries
+  token = 8,            ///< fast engine's streamed token projections and content noise
 };
 
 class RandomStream {

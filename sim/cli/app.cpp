@@ -38,8 +38,9 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   app->require_subcommand(1);
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
-  add_demo_command(*app, action);
+  add_niah_command(*app, action);
   add_sweep_command(*app, action);
+  add_demo_command(*app, action);
   return app;
 }
 

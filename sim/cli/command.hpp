@@ -24,8 +24,9 @@ using Action = std::function<int(std::ostream& out)>;
 
 void add_coverage_command(CLI::App& app, Action& action);
 void add_channel_command(CLI::App& app, Action& action);
-void add_demo_command(CLI::App& app, Action& action);
+void add_niah_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
+void add_demo_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Per-group retrieval accuracy of a `phasesim niah` result as bars with 95% intervals
+(the published NIAH table as a figure). Several results are drawn side by side.
+
+Example: plots/niah_bars.py v4.json full.json --label "W8/S4" --label "full attention" --out fig/bars
+"""
+import numpy as np
+
+from plotting import load_json, parser, plt, save
+
+
+def main():
+    p = parser(__doc__.splitlines()[0])
+    p.add_argument("more", nargs="*", help="further niah results to compare")
+    p.add_argument("--label", action="append", default=[], help="legend label per input, in order")
+    args = p.parse_args()
+
+    paths = [args.input] + args.more
+    docs = [load_json(path, "niah") for path in paths]
+    labels = args.label + [f"W{d['window']}/S{d['stride']} {d['engine']}" for d in docs[len(args.label):]]
+
+    width = 0.8 / len(docs)
+    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(docs[0]["groups"]) * len(docs)), 3.6))
+    for k, (doc, label) in enumerate(zip(docs, labels)):
+        groups = doc["groups"]
+        x = np.array([g["group"] for g in groups]) + (k - (len(docs) - 1) / 2) * width
+        acc = np.array([g["accuracy"] for g in groups]) * 100
+        low = acc - np.array([g["ci_low"] for g in groups]) * 100
+        high = np.array([g["ci_high"] for g in groups]) * 100 - acc
+        ax.bar(x, acc, width, label=label, yerr=[low, high], capsize=2)
+        ax.axhline(doc["summary"]["mean"] * 100, color=f"C{k}", lw=0.8, ls="--")
+    ax.set_xticks([g["group"] for g in docs[0]["groups"]])
+    ax.set_xlabel(f"group (needle position mod {docs[0]['groups'].__len__()})")
+    ax.set_ylabel("retrieval accuracy (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8, loc="upper left")
+    summary = docs[0]["summary"]
+    ax.set_title(args.title or f"per-group accuracy: best {summary['best']*100:.1f}, "
+                 f"worst {summary['worst']*100:.1f}, gap {summary['gap']*100:.1f} (dashed: mean)")
+    save(fig, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+#include "fast_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "phasesim/error.hpp"
+#include "phasesim/extremes.hpp"
+#include "phasesim/full_vector.hpp"
+
+namespace phasesim::engines {
+namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+std::vector<int> support_of(const Gate& gate) {
+  std::vector<int> support;
+  for (int s = 0; s < gate.window(); ++s) {
+    if (gate.weights[static_cast<std::size_t>(s)] > 0) support.push_back(s);
+  }
+  return support;
+}
+
+// Two weighted slots of one phase, or {-1, -1}: the token an entry holds at slot b is held
+// by the entry (b - a) / S later at slot a, so those entries share it.
+std::pair<int, int> shared_slots(const Geometry& geometry, const Gate& gate) {
+  const auto support = support_of(gate);
+  for (std::size_t a = 0; a < support.size(); ++a) {
+    for (std::size_t b = a + 1; b < support.size(); ++b) {
+      if ((support[b] - support[a]) % geometry.stride == 0) return {support[a], support[b]};
+    }
+  }
+  return {-1, -1};
+}
+
+double norm_of(const double* w, int count) {
+  double sum = 0;
+  for (int s = 0; s < count; ++s) sum += w[s] * w[s];
+  return std::sqrt(sum);
+}
+
+double norm_of(const std::vector<double>& w) {
+  return norm_of(w.data(), static_cast<int>(w.size()));
+}
+
+}  // namespace
+
+FastPath fast_path(const NiahModel& model, const Gate& gate) {
+  const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
+  if (!model.full_vector()) {
+    return noisy && !model.rms_norm ? FastPath::streaming_entries : FastPath::channel;
+  }
+  const auto [a, b] = shared_slots(model.geometry, gate);
+  const bool shared = a >= 0;
+  if (model.rms_norm) {
+    require(!shared, "invalid --rms-norm with --engine fast (gate '" + gate.spec +
+                         "' weights slots " + std::to_string(a) + " and " + std::to_string(b) +
+                         ", so neighbouring entries share a token and their RMS norms have no "
+                         "exact fast reduction; use --engine full)");
+    return FastPath::conditional_rms;
+  }
+  return shared || noisy ? FastPath::streaming_tokens : FastPath::conditional;
+}
+
+std::string fast_path_name(FastPath path) {
+  switch (path) {
+    case FastPath::channel:
+      return "channel";
+    case FastPath::streaming_entries:
+      return "streaming-entries";
+    case FastPath::conditional:
+      return "conditional";
+    case FastPath::conditional_rms:
+      return "conditional-rms";
+    case FastPath::streaming_tokens:
+      return "streaming-tokens";
+  }
+  return "unknown";
+}
+
+FastEngine::FastEngine(const NiahModel& model)
+    : model_(model),
+      entries_(model.entries()),
+      dim_(model.dim.value_or(0)),
+      beta_(model.beta_effective()) {
+  for (int phi = 0; phi < model.geometry.stride; ++phi) {
+    phase_slots_.push_back(model.geometry.slots_of_phase(phi));
+  }
+  for (const auto& gate : model.gates) heads_.push_back(plan_head(gate));
+}
+
+FastEngine::Head FastEngine::plan_head(const Gate& gate) const {
+  Head h;
+  h.path = fast_path(model_, gate);
+  h.weights = gate.weights;
+  h.support = support_of(gate);
+  h.norm = norm_of(gate.weights);
+  h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
+  const auto& g = model_.geometry;
+  for (std::int64_t j = 0; j < entries_ && g.first_existing_slot(j) > 0; ++j) {
+    const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
+    h.boundary_norms.push_back(norm);
+    h.empty_boundary += norm == 0 ? 1 : 0;
+  }
+  return h;
+}
+
+FastEngine::Workspace FastEngine::workspace() const {
+  const auto d = static_cast<Eigen::Index>(std::max(dim_, 1));
+  const auto W = static_cast<Eigen::Index>(model_.geometry.window);
+  Workspace ws;
+  for (auto* v : {&ws.query, &ws.key, &ws.entry}) *v = Eigen::VectorXd::Zero(d);
+  ws.normals = Eigen::VectorXd::Zero(W);  // at most W entries hold the needle
+  for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi}) *v = Eigen::VectorXd::Zero(W);
+  return ws;
+}
+
+bool FastEngine::retrieves(std::uint32_t trial, std::int64_t needle, int head,
+                           Workspace& ws) const {
+  const auto& h = heads_[static_cast<std::size_t>(head)];
+  const Trial t{trial, needle, head};
+  switch (h.path) {
+    case FastPath::channel:
+      return channel(h, t, ws);
+    case FastPath::streaming_entries:
+      return streaming_entries(h, t, ws);
+    case FastPath::conditional:
+      return conditional(h, t, ws);
+    case FastPath::conditional_rms:
+      return conditional_rms(h, t, ws);
+    case FastPath::streaming_tokens:
+      return streaming_tokens(h, t, ws);
+  }
+  return false;
+}
+
+RandomStream FastEngine::stream(const Trial& t, Stream kind) const {
+  return RandomStream(model_.seed, t.id, static_cast<std::uint32_t>(t.head), kind);
+}
+
+const std::vector<int>& FastEngine::needle_slots(const Trial& t) const {
+  const int phase = model_.geometry.phase_of_position(t.needle);
+  return phase_slots_[static_cast<std::size_t>(phase)];
+}
+
+std::int64_t FastEngine::needle_entry(std::int64_t needle, int slot) const {
+  const auto& g = model_.geometry;
+  return (needle - g.stride + g.window - slot) / g.stride;
+}
+
+FastEngine::Query FastEngine::sample_query(const Trial& t, Workspace& ws) const {
+  const auto keys = stream(t, Stream::key);
+  generate_query(keys, stream(t, Stream::query_noise), t.needle, dim_, model_.query_noise,
+                 ws.query.data());
+  generate_key(keys, t.needle, dim_, ws.key.data());
+  const double norm = ws.query.norm();
+  return {norm, std::sqrt(static_cast<double>(dim_)) * ws.query.dot(ws.key) / norm};
+}
+
+// Gate of one entry under content noise. xi is drawn per token: per (entry, slot) in the
+// standardized channel, whose entries are independent by definition (as streaming_entries
+// draws it), and per position in the full-vector model (as the full engine draws it).
+const double* FastEngine::content_gate(const Head& h, const Trial& t, std::int64_t entry,
+                                       Workspace& ws) const {
+  if (h.tau == 0) return h.weights.data();
+  const auto& g = model_.geometry;
+  const auto content = stream(t, Stream::content_noise);
+  if (model_.full_vector()) {
+    for (int s : h.support) ws.xi[s] = content_noise_at(content, g.position(entry, s));
+  } else {
+    fill_normals(content, static_cast<std::uint32_t>(entry), g.window, 1.0, ws.xi.data());
+  }
+  entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
+  return ws.gate.data();
+}
+
+// Standardized channel: X_s = beta u_s + sqrt(1 - u_s^2) Z_s for the m entries holding the
+// needle, against the exact maximum of the N_c - m independent N(0, 1) distractors.
+bool FastEngine::channel(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& slots = needle_slots(t);
+  const auto m = static_cast<int>(slots.size());
+  if (m == 0) return false;
+  fill_normals(stream(t, Stream::channel), 0, m, 1.0, ws.normals.data());
+  double best = kMinusInfinity;
+  for (int i = 0; i < m; ++i) {
+    const int s = slots[static_cast<std::size_t>(i)];
+    const double* w = content_gate(h, t, needle_entry(t.needle, s), ws);
+    const double u = w[s] / (h.tau == 0 ? h.norm : norm_of(w, model_.geometry.window));
+    best = std::max(best, beta_ * u + std::sqrt((1 - u) * (1 + u)) * ws.normals[i]);
+  }
+  return best > max_of_normals(entries_ - m, stream(t, Stream::distractor).uniform_pair(0, 0).x);
+}
+
+// Full-vector model, no weighted token shared by two entries, fixed gates. Given q, in units
+// of ||q|| / sqrt(d), every token but the needle projects to an independent N(0, 1), so an
+// entry is g_s a_p + ||rest of g|| Z if it holds the needle at slot s and ||g_j|| Z if not:
+// the needle entries and the few boundary entries one by one, the interior max exactly.
+bool FastEngine::conditional(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& slots = needle_slots(t);
+  const auto m = static_cast<int>(slots.size());
+  if (m == 0) return false;
+  const double a_p = sample_query(t, ws).needle;
+  fill_normals(stream(t, Stream::channel), 0, m, 1.0, ws.normals.data());
+  double best = kMinusInfinity;
+  for (int i = 0; i < m; ++i) {
+    const double g_s = h.weights[static_cast<std::size_t>(slots[static_cast<std::size_t>(i)])];
+    const double rest = std::sqrt(std::max(0.0, (h.norm - g_s) * (h.norm + g_s)));
+    best = std::max(best, g_s * a_p + rest * ws.normals[i]);
+  }
+  const auto distractor = stream(t, Stream::distractor);
+  const auto boundary = static_cast<std::int64_t>(h.boundary_norms.size());
+  double top = h.norm * max_of_normals(entries_ - boundary - m, distractor.uniform_pair(0, 0).x);
+  for (std::int64_t j = 0; j < boundary; ++j) {
+    const double z = distractor.normal(1, static_cast<std::uint32_t>(j));
+    top = std::max(top, h.boundary_norms[static_cast<std::size_t>(j)] * z);
+  }
+  return best > top;
+}
+
+// As `conditional`, with every entry RMS-normalized: a distractor is an isotropic Gaussian
+// vector independent of q, so its normalized logit is ||q|| times the cosine to a uniform
+// direction (exact max over the non-empty ones); a needle entry c k_p + rho R is built in d
+// dimensions. Entries that pool nothing score 0.
+bool FastEngine::conditional_rms(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& slots = needle_slots(t);
+  const auto m = static_cast<int>(slots.size());
+  if (m == 0) return false;
+  const double q_norm = sample_query(t, ws).norm;
+  const auto channel_stream = stream(t, Stream::channel);
+  const double scale = 1 / std::sqrt(static_cast<double>(dim_));
+  double best = kMinusInfinity;
+  for (int i = 0; i < m; ++i) {
+    const int s = slots[static_cast<std::size_t>(i)];
+    const double* w = content_gate(h, t, needle_entry(t.needle, s), ws);
+    const double norm = h.tau == 0 ? h.norm : norm_of(w, model_.geometry.window);
+    const double rho = std::sqrt(std::max(0.0, (norm - w[s]) * (norm + w[s])));
+    fill_normals(channel_stream, static_cast<std::uint32_t>(1 + i), dim_, scale, ws.entry.data());
+    ws.entry = w[s] * ws.key + rho * ws.entry;
+    const double length = ws.entry.norm();
+    best = std::max(best, length > 0 ? ws.query.dot(ws.entry) / length : 0.0);
+  }
+  const double u = stream(t, Stream::distractor).uniform_pair(0, 0).x;
+  double top = q_norm * max_of_cosines(entries_ - h.empty_boundary - m, u, dim_);
+  if (h.empty_boundary > 0) top = std::max(top, 0.0);
+  return best > top;
+}
+
+// Standardized channel with content noise: independent entries, each with its own gate from
+// its own xi and its own N(0, 1) token projections (beta for the needle's token).
+bool FastEngine::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& g = model_.geometry;
+  const auto token = stream(t, Stream::token);
+  const auto content = stream(t, Stream::content_noise);
+  Argmax best;
+  for (std::int64_t j = 0; j < entries_; ++j) {
+    const auto index = static_cast<std::uint32_t>(j);
+    fill_normals(token, index, g.window, 1.0, ws.token.data());
+    fill_normals(content, index, g.window, 1.0, ws.xi.data());
+    if (entry_contains(g, j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
+    entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
+    double logit = 0;
+    for (int s : h.support) logit += ws.gate[s] * ws.token[s];
+    best.offer(j, logit);
+  }
+  return entry_contains(g, best.entry, t.needle);
+}
+
+namespace {
+
+// Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2]: a sweep over
+// increasing positions pays one Philox call and one Box-Muller per two positions.
+class PositionNormals {
+ public:
+  PositionNormals(const RandomStream& stream, std::uint32_t block)
+      : stream_(stream), block_(block) {}
+  double operator()(std::int64_t t) {
+    if (t / 2 != cached_) {
+      cached_ = t / 2;
+      pair_ = stream_.normal_pair(static_cast<std::uint32_t>(cached_), block_);
+    }
+    return t % 2 == 0 ? pair_.x : pair_.y;
+  }
+
+ private:
+  RandomStream stream_;
+  std::uint32_t block_;
+  std::int64_t cached_ = -1;
+  r123::double2 pair_{};
+};
+
+}  // namespace
+
+// Logit of entry j from the ring of token projections (and content noise) of its positions.
+double FastEngine::ring_logit(const Head& h, std::int64_t j, Workspace& ws) const {
+  const auto& g = model_.geometry;
+  const int W = g.window;
+  const std::int64_t first = g.position(j, 0);
+  const int first_slot = g.first_existing_slot(j);
+  const double* w = h.weights.data();
+  if (h.tau > 0 || first_slot > 0) {
+    for (int s : h.support) ws.slot_xi[s] = s >= first_slot ? ws.xi[(first + s) % W] : 0.0;
+    entry_gate(h.weights.data(), W, first_slot, h.tau, ws.slot_xi.data(), ws.gate.data());
+    w = ws.gate.data();
+  }
+  double logit = 0;
+  for (int s : h.support) logit += s >= first_slot ? w[s] * ws.token[(first + s) % W] : 0.0;
+  return logit;
+}
+
+// Full-vector model, exact for any gate and content noise (no RMS norm): given q, each
+// position's projection a_t (a_p for the needle, N(0, 1) otherwise) and content noise are
+// drawn once, kept in a ring of the last W positions, and shared by the entries that hold
+// it; the argmax of sum_s g_{j,s} a_{t(j,s)} over all N_c entries. No d factor.
+bool FastEngine::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& g = model_.geometry;
+  const int W = g.window;
+  const double a_p = sample_query(t, ws).needle;
+  const auto token = stream(t, Stream::token);
+  PositionNormals projection(token, 0);
+  PositionNormals xi(token, 1);
+  Argmax best;
+  std::int64_t next = 0;  // first position not drawn yet
+  for (std::int64_t j = 0; j < entries_; ++j) {
+    const std::int64_t first = g.position(j, 0);
+    for (std::int64_t p = std::max({next, first, std::int64_t{0}}); p < first + W; ++p) {
+      if (!position_weighted(g, h.weights.data(), static_cast<int>(p - first))) continue;
+      ws.token[p % W] = p == t.needle ? a_p : projection(p);
+      if (h.tau > 0) ws.xi[p % W] = xi(p);
+    }
+    next = first + W;
+    best.offer(j, ring_logit(h, j, ws));
+  }
+  return entry_contains(g, best.entry, t.needle);
+}
+
+}  // namespace phasesim::engines

@@ -1,0 +1,87 @@
+#pragma once
+// The fast engine: exact Monte Carlo of the niah model without materializing key vectors.
+// Each head gets the cheapest path that is exact for its gate and the model's options;
+// sim/ENGINES.md derives every path and says where it is exact.
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "phasesim/niah.hpp"
+#include "phasesim/random.hpp"
+
+namespace phasesim::engines {
+
+enum class FastPath {
+  channel,            ///< standardized: needle entries and the exact distractor max, O(W)
+  streaming_entries,  ///< standardized with content noise: every entry's own gate, O(N_c W)
+  conditional,        ///< full-vector, no shared weighted token: Gaussians given q, O(d + W)
+  conditional_rms,    ///< the same with RMS-normalized entries: max of cosines, O(d m + W)
+  streaming_tokens,   ///< full-vector, shared tokens or content noise: scalar logits, O(N_c W)
+};
+
+/// The path for one head. Throws InputError when none is exact: --rms-norm in the
+/// full-vector model with a gate under which neighbouring entries share a weighted token.
+FastPath fast_path(const NiahModel& model, const Gate& gate);
+std::string fast_path_name(FastPath path);
+
+class FastEngine {
+ public:
+  explicit FastEngine(const NiahModel& model);
+
+  /// Per-thread scratch: O(d + W).
+  struct Workspace {
+    Eigen::VectorXd query, key, entry;  ///< d each
+    Eigen::VectorXd normals;            ///< W
+    Eigen::VectorXd gate, xi, token;    ///< W each: a gate, content noise, token projections
+    Eigen::VectorXd slot_xi;            ///< W: an entry's content noise by slot
+  };
+  Workspace workspace() const;
+
+  /// Whether `head` retrieves the needle at `needle` in `trial`.
+  bool retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
+
+ private:
+  struct Head {
+    FastPath path;
+    std::vector<double> weights;         ///< g
+    std::vector<int> support;            ///< slots with g_s > 0
+    double norm = 0;                     ///< ||g||
+    double tau = 0;                      ///< content noise; 0 when it cannot move the gate
+    std::vector<double> boundary_norms;  ///< ||g_j|| of entries with slots before position 0
+    std::int64_t empty_boundary = 0;     ///< boundary entries that pool nothing
+  };
+  struct Trial {
+    std::uint32_t id;
+    std::int64_t needle;
+    int head;
+  };
+  /// ||q|| and the needle token's projection sqrt(d) <q, k_p> / ||q||; q and k_p stay in ws.
+  struct Query {
+    double norm;
+    double needle;
+  };
+
+  Head plan_head(const Gate& gate) const;
+  RandomStream stream(const Trial& t, Stream kind) const;
+  const std::vector<int>& needle_slots(const Trial& t) const;
+  std::int64_t needle_entry(std::int64_t needle, int slot) const;
+  Query sample_query(const Trial& t, Workspace& ws) const;
+  const double* content_gate(const Head& h, const Trial& t, std::int64_t entry,
+                             Workspace& ws) const;
+  bool channel(const Head& h, const Trial& t, Workspace& ws) const;
+  bool conditional(const Head& h, const Trial& t, Workspace& ws) const;
+  bool conditional_rms(const Head& h, const Trial& t, Workspace& ws) const;
+  bool streaming_entries(const Head& h, const Trial& t, Workspace& ws) const;
+  bool streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const;
+  double ring_logit(const Head& h, std::int64_t j, Workspace& ws) const;
+
+  NiahModel model_;
+  std::int64_t entries_;
+  int dim_;  ///< d, or 0 in the standardized channel
+  double beta_;
+  std::vector<std::vector<int>> phase_slots_;
+  std::vector<Head> heads_;
+};
+
+}  // namespace phasesim::engines

@@ -1,0 +1,196 @@
+// The per-trial host/device functions of the full-vector model (full_vector.hpp), checked
+// on the CPU against direct formulas and against a naive reference that stores every key.
+// The same reference is the parity target of the CUDA kernel.
+#include "phasesim/full_vector.hpp"
+
+#include <doctest/doctest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <vector>
+
+#include "phasesim/gate.hpp"
+
+using namespace phasesim;
+
+namespace {
+
+// Every key of positions 0..rows-1 as a matrix, straight from RandomStream::normal.
+Eigen::MatrixXd all_keys(const RandomStream& keys, std::int64_t rows, int dim) {
+  Eigen::MatrixXd k(rows, dim);
+  for (std::int64_t t = 0; t < rows; ++t) {
+    for (int c = 0; c < dim; ++c) {
+      k(t, c) = keys.normal(static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(c)) /
+                std::sqrt(static_cast<double>(dim));
+    }
+  }
+  return k;
+}
+
+// The gate of entry j written out: renormalized_weights, then g_s exp(tau xi) renormalized.
+std::vector<double> reference_gate(const Gate& gate, const Geometry& g, std::int64_t j, double tau,
+                                   const RandomStream& content) {
+  auto w = renormalized_weights(gate, g.first_existing_slot(j));
+  double total = 0;
+  for (int s = 0; s < g.window; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const std::int64_t t = g.position(j, s);
+    if (w[i] > 0 && tau > 0)
+      w[i] *= std::exp(tau * content.normal(static_cast<std::uint32_t>(t), 0));
+    total += w[i];
+  }
+  for (double& x : w) x = total > 0 ? x / total : 0.0;
+  return w;
+}
+
+struct Case {
+  Geometry geometry;
+  std::string gate;
+  int dim;
+  double query_noise;
+  double tau;
+  bool rms_norm;
+  std::int64_t entries;
+  std::int64_t needle;
+};
+
+// Naive full-vector model: all keys materialized, every entry pooled, first maximum wins.
+Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std::uint32_t trial,
+                        std::uint32_t head) {
+  const RandomStream keys(seed, trial, head, Stream::key);
+  const RandomStream noise(seed, trial, head, Stream::query_noise);
+  const RandomStream content(seed, trial, head, Stream::content_noise);
+  const auto& g = c.geometry;
+  const auto k = all_keys(keys, c.entries * g.stride, c.dim);
+  Eigen::VectorXd q = k.row(c.needle).transpose();
+  for (int i = 0; i < c.dim; ++i) {
+    q[i] += c.query_noise *
+            noise.normal(static_cast<std::uint32_t>(c.needle), static_cast<std::uint32_t>(i)) /
+            std::sqrt(static_cast<double>(c.dim));
+  }
+  Argmax best;
+  for (std::int64_t j = 0; j < c.entries; ++j) {
+    const auto w = reference_gate(gate, g, j, c.tau, content);
+    Eigen::VectorXd pooled = Eigen::VectorXd::Zero(c.dim);
+    for (int s = 0; s < g.window; ++s) {
+      if (w[static_cast<std::size_t>(s)] > 0) {
+        pooled += w[static_cast<std::size_t>(s)] * k.row(g.position(j, s)).transpose();
+      }
+    }
+    if (c.rms_norm && pooled.norm() > 0) pooled *= std::sqrt(c.dim) / pooled.norm();
+    best.offer(j, q.dot(pooled));
+  }
+  return best;
+}
+
+Argmax streamed_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std::uint32_t trial,
+                       std::uint32_t head) {
+  const FullVectorHead h{c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise,
+                         c.tau,      c.rms_norm};
+  Eigen::VectorXd memory(FullVectorWorkspace::size(c.geometry.window, c.dim));
+  memory.setConstant(std::nan(""));  // stale rows must never be read
+  const auto ws = FullVectorWorkspace::carve(memory.data(), c.geometry.window, c.dim);
+  return full_vector_argmax(h, seed, trial, head, c.needle, ws);
+}
+
+}  // namespace
+
+TEST_CASE("generate_key draws component c of k_t as normal(t, c) times 1 / sqrt(d)") {
+  const RandomStream keys(11, 3, 2, Stream::key);
+  for (int dim : {1, 6, 7}) {
+    std::vector<double> k(static_cast<std::size_t>(dim));
+    generate_key(keys, 1234, dim, k.data());
+    for (int c = 0; c < dim; ++c) {
+      const double scale = 1 / std::sqrt(static_cast<double>(dim));
+      CHECK(k[static_cast<std::size_t>(c)] ==
+            scale * keys.normal(1234, static_cast<std::uint32_t>(c)));
+    }
+  }
+}
+
+TEST_CASE("generate_query adds sigma_q / sqrt(d) times the query-noise stream to k_p") {
+  const RandomStream keys(5, 1, 0, Stream::key);
+  const RandomStream noise(5, 1, 0, Stream::query_noise);
+  std::vector<double> q(5);
+  std::vector<double> k(5);
+  generate_query(keys, noise, 77, 5, 0.5, q.data());
+  generate_key(keys, 77, 5, k.data());
+  for (std::uint32_t c = 0; c < 5; ++c) {
+    CHECK(q[c] ==
+          doctest::Approx(k[c] + 0.5 * noise.normal(77, c) / std::sqrt(5.0)).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("entry_gate renormalizes over existing slots and applies content noise") {
+  const auto gate = parse_gate("weights:1,2,0,3", 4);
+  std::vector<double> out(4);
+  const double xi[4] = {0.3, -1.0, 2.0, 0.5};
+  for (int first = 0; first < 4; ++first) {
+    entry_gate(gate.weights.data(), 4, first, 0.0, xi, out.data());
+    const auto expected = renormalized_weights(gate, first);
+    for (std::size_t s = 0; s < 4; ++s)
+      CHECK(out[s] == doctest::Approx(expected[s]).epsilon(1e-15));
+  }
+  entry_gate(gate.weights.data(), 4, 1, 0.7, xi, out.data());
+  const double a = 2 * std::exp(0.7 * -1.0);
+  const double b = 3 * std::exp(0.7 * 0.5);
+  CHECK(out[0] == 0.0);
+  CHECK(out[1] == doctest::Approx(a / (a + b)).epsilon(1e-15));
+  CHECK(out[2] == 0.0);  // zero weights stay zero under content noise
+  CHECK(out[3] == doctest::Approx(b / (a + b)).epsilon(1e-15));
+  entry_gate(gate.weights.data(), 4, 4, 0.7, xi, out.data());  // nothing exists
+  for (double w : out) CHECK(w == 0.0);
+}
+
+TEST_CASE("pool_entry, rms_normalize and dot on a small ring") {
+  // Window 3, dim 2: positions 4, 5, 6 sit in rows 1, 2, 0.
+  const double ring[6] = {1, 2, 3, 4, 5, 6};
+  const double w[3] = {0.5, 0.0, 0.25};
+  double out[2];
+  pool_entry(w, 3, ring, 2, 4, out);
+  CHECK(out[0] == 0.5 * 3 + 0.25 * 1);
+  CHECK(out[1] == 0.5 * 4 + 0.25 * 2);
+  double v[2] = {3, 4};
+  rms_normalize(v, 2);  // rms 5 / sqrt(2)
+  CHECK(v[0] == doctest::Approx(3 * std::sqrt(2.0) / 5));
+  CHECK(dot(v, v, 2) == doctest::Approx(2.0));
+  double zero[2] = {0, 0};
+  rms_normalize(zero, 2);
+  CHECK(zero[0] == 0.0);
+}
+
+TEST_CASE("Argmax keeps the lowest entry on ties and entry_contains matches the geometry") {
+  Argmax best;
+  best.offer(0, -1.0);
+  best.offer(1, 2.0);
+  best.offer(2, 2.0);
+  best.offer(3, 1.0);
+  CHECK(best.entry == 1);
+  const Geometry g{8, 4};
+  for (std::int64_t p = 20; p < 40; ++p) {
+    for (const auto& e : entries_containing(g, p, 100)) CHECK(entry_contains(g, e.entry, p));
+    int count = 0;
+    for (std::int64_t j = 0; j < 100; ++j) count += entry_contains(g, j, p) ? 1 : 0;
+    CHECK(count == 2);
+  }
+}
+
+TEST_CASE("streamed full-vector argmax equals a naive reference that stores every key") {
+  const std::vector<Case> cases = {
+      {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
+      {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
+      {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
+      {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},  // entry 0 pools nothing
+      {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gate);
+    const auto gate = parse_gate(c.gate, c.geometry.window);
+    for (std::uint32_t trial = 0; trial < 4; ++trial) {
+      const auto expected = reference_argmax(c, gate, 9, trial, 1);
+      const auto streamed = streamed_argmax(c, gate, 9, trial, 1);
+      CHECK(streamed.entry == expected.entry);
+      CHECK(streamed.logit == doctest::Approx(expected.logit).epsilon(1e-12));
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// The engine-agnostic parts of niah: needle placement, combining heads, estimates.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "phasesim/combine.hpp"
+#include "phasesim/estimate.hpp"
+#include "phasesim/needle.hpp"
+
+using namespace phasesim;
+
+TEST_CASE("needles: every group draws from the same interior blocks") {
+  const Geometry g{8, 4};
+  const auto plan = plan_needles(g, 1000, 6, 50);
+  CHECK(plan.first_block == 2);                    // ceil(W / G): p >= W
+  CHECK(plan.last_position(5) <= 250 * 4 - 8);     // p <= N_c S - W
+  CHECK(plan.last_position(5) + 6 > 250 * 4 - 8);  // the range is as wide as it can be
+  std::set<std::int64_t> blocks;
+  for (std::uint32_t trial = 0; trial < plan.trials(); ++trial) {
+    const auto p = plan.position(3, trial);
+    const int group = plan.group_of(trial);
+    CHECK(group == static_cast<int>(trial / 50));
+    CHECK(p % 6 == group);
+    CHECK(p >= plan.first_position(group));
+    CHECK(p <= plan.last_position(group));
+    blocks.insert(p / 6);
+  }
+  CHECK(blocks.size() > 100);  // spread over the range, not a few positions
+}
+
+TEST_CASE("needles: phase counts follow k*G + r mod S, also when S does not divide G") {
+  const Geometry g{8, 4};
+  const auto plan = plan_needles(g, 1000, 6, 1);
+  for (int r = 0; r < 6; ++r) {
+    std::vector<std::int64_t> expected(4, 0);
+    for (std::int64_t k = 0; k < plan.block_count; ++k) {
+      ++expected[static_cast<std::size_t>(((plan.first_block + k) * 6 + r) % 4)];
+    }
+    CHECK(phase_counts(plan, g, r) == expected);
+  }
+}
+
+TEST_CASE("needles: the shortest context holds exactly one block") {
+  const Geometry g{8, 4};
+  const auto plan = plan_needles(g, 24, 8, 1);
+  CHECK(plan.block_count == 1);
+  CHECK_THROWS_WITH(plan_needles(g, 23, 8, 1),
+                    "invalid --context 23 (must be at least 24 for --window 8, --stride 4 and "
+                    "--groups 8)");
+}
+
+TEST_CASE("combine: any and vote:K, with and without an excluded head") {
+  const auto any = parse_combine("any", 3);
+  const auto two = parse_combine("vote:2", 3);
+  const std::uint8_t row[3] = {1, 0, 1};
+  CHECK(combine_outcomes(row, any));
+  CHECK(combine_outcomes(row, two));
+  CHECK_FALSE(combine_outcomes(row, two, 0));
+  CHECK(combine_outcomes(row, any, 2));
+  const std::uint8_t none[3] = {0, 0, 0};
+  CHECK_FALSE(combine_outcomes(none, any));
+}
+
+TEST_CASE("combine: exact probabilities equal enumeration over all outcomes") {
+  const std::vector<double> p = {0.9, 0.25, 0.6, 0.05};
+  for (int votes = 1; votes <= 4; ++votes) {
+    const auto rule = parse_combine(votes == 1 ? "any" : "vote:" + std::to_string(votes), 4);
+    for (int excluded = -1; excluded < 4; ++excluded) {
+      double expected = 0;
+      for (int mask = 0; mask < 16; ++mask) {
+        double weight = 1;
+        int count = 0;
+        for (int h = 0; h < 4; ++h) {
+          if (h == excluded) continue;
+          const bool hit = (mask >> h & 1) != 0;
+          weight *= hit ? p[static_cast<std::size_t>(h)] : 1 - p[static_cast<std::size_t>(h)];
+          count += hit ? 1 : 0;
+        }
+        if (excluded >= 0 && (mask >> excluded & 1) != 0) continue;
+        if (count >= votes) expected += weight;
+      }
+      CHECK(combine_probabilities(p, rule, excluded) == doctest::Approx(expected).epsilon(1e-14));
+    }
+  }
+}
+
+TEST_CASE("combine: parse errors") {
+  CHECK_THROWS_WITH(parse_combine("all", 2), "invalid --combine all (use any or vote:K)");
+  CHECK_THROWS_WITH(parse_combine("vote:x", 2), "invalid --combine vote:x (use any or vote:K)");
+  CHECK_THROWS_WITH(parse_combine("vote:0", 2), "invalid --combine vote:0 (K must be at least 1)");
+  CHECK_THROWS_WITH(parse_combine("vote:3", 2),
+                    "invalid --combine vote:3 (K must be at most the number of heads, 2)");
+}
+
+TEST_CASE("estimate: Wilson 95% intervals and standard errors") {
+  const auto half = estimate_proportion(5, 10);
+  CHECK(half.mean == 0.5);
+  CHECK(half.std_error == doctest::Approx(std::sqrt(0.025)));
+  CHECK(half.ci_low == doctest::Approx(0.2365931).epsilon(1e-6));
+  CHECK(half.ci_high == doctest::Approx(0.7634069).epsilon(1e-6));
+  const auto none = estimate_proportion(0, 10);
+  CHECK(none.ci_low == 0.0);
+  CHECK(none.ci_high == doctest::Approx(0.2775328).epsilon(1e-6));
+  CHECK(none.std_error == 0.0);
+}
+
+TEST_CASE("estimate: paired differences") {
+  PairedDifference d;
+  d.add(true, false);
+  d.add(true, true);
+  d.add(false, false);
+  d.add(true, false);
+  CHECK(d.mean() == -0.5);
+  CHECK(d.std_error() == doctest::Approx(std::sqrt(0.25 / 4)));
+}
