@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Run through experiments/run.sh, which sets PHASESIM, PYTHON, PLOTS and OUT.
+set -euo pipefail
+"$PYTHON" ../calibrate.py --window 8 --stride 4 --groups 8 --best 0.699 --worst 0.297 --out "$OUT/fit.json"
+read -r beta gate < <("$PYTHON" -c "import json; f = json.load(open('$OUT/fit.json')); print(repr(f['beta']), f['gate'])")
+for engine in analytic fast; do
+  "$PHASESIM" niah --engine "$engine" --window 8 --stride 4 --gates "$gate" --beta "$beta" \
+    --context 131072 --groups 8 --prompts 256 --seed 4 --json "$OUT/v4_$engine.json" >/dev/null
+done
+"$PHASESIM" niah --engine fast --window 8 --stride 4 --gates "$gate" --beta "$beta" --prompts 256 --seed 4
+"$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v4_fast.json" "$OUT/v4_analytic.json" \
+  --label "fast, 256 prompts per group" --label "analytic (exact)" --out "$OUT/figures/v4_bars"
+"$PYTHON" "$PLOTS/phase_clock.py" "$OUT/v4_analytic.json" --label "V4-like (exact)" --out "$OUT/figures/v4_clock"

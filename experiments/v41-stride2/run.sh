@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Run through experiments/run.sh, which sets PHASESIM, PYTHON, PLOTS and OUT.
+set -euo pipefail
+# Even residues (phase 0) are best: bias slot 2, the newest slot of phase 0 when W=4, S=2.
+"$PYTHON" ../calibrate.py --window 4 --stride 2 --slot 2 --groups 8 --best 0.950 --worst 0.8975 \
+  --out "$OUT/fit.json"
+read -r beta gate < <("$PYTHON" -c "import json; f = json.load(open('$OUT/fit.json')); print(repr(f['beta']), f['gate'])")
+"$PHASESIM" niah --engine fast --window 4 --stride 2 --gates "$gate" --beta "$beta" \
+  --context 131072 --groups 8 --prompts 2560 --seed 41 --json "$OUT/v41_fast.json"
+"$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v41_fast.json" --label "V4.1-like, 2560 prompts per group" \
+  --out "$OUT/figures/v41_bars"

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Gate weights of every head as a heatmap (heads x slots), with each slot's phase on
+the top axis and the number of heads whose heaviest slot has each phase in the title.
+
+Example: plots/gate_heatmap.py niah.json --out fig/gates   (a niah or coverage result)
+"""
+import numpy as np
+
+from plotting import fail, load_json, parser, plt, save
+
+
+def main():
+    args = parser(__doc__.splitlines()[0]).parse_args()
+    doc = load_json(args.input)
+    weights = np.array(doc.get("gate_weights", []), dtype=float)
+    if weights.ndim == 1:
+        weights = weights[None, :]
+    if weights.size == 0:
+        fail(f"{args.input} holds no gate_weights (write it with phasesim niah or coverage --json)")
+    window, stride = doc["window"], doc["stride"]
+    phases = [(s + stride - window) % stride for s in range(window)]
+    per_phase = np.bincount([phases[int(np.argmax(w))] for w in weights], minlength=stride)
+
+    fig, ax = plt.subplots(figsize=(1.5 + 0.55 * window, 1.2 + 0.45 * len(weights)))
+    image = ax.imshow(weights, cmap="magma", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(window))
+    ax.set_xlabel("slot")
+    ax.set_yticks(range(len(weights)))
+    ax.set_ylabel("head")
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(range(window), [str(p) for p in phases])
+    top.set_xlabel("phase of the slot")
+    fig.colorbar(image, ax=ax, label="gate weight")
+    counts = ", ".join(f"{p}:{n}" for p, n in enumerate(per_phase))
+    ax.set_title(args.title or f"W={window} S={stride}: heads per phase (by heaviest slot) {counts}",
+                 fontsize=9)
+    save(fig, args.out)
+
+
+if __name__ == "__main__":
+    main()
