@@ -1,0 +1,146 @@
+#include "phasesim/objective.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "phasesim/channel.hpp"
+#include "phasesim/error.hpp"
+#include "phasesim/gate.hpp"
+
+namespace phasesim {
+namespace {
+
+// J and dJ/du_s in the normalized model (u = g/||g||), then the chain rule to g:
+// du_s/dg_t = (delta_st - u_s u_t)/||g||.
+ObjectiveValue normalized_objective(const Objective& objective, std::span<const double> g,
+                                    const std::vector<double>& w) {
+  const auto& geometry = objective.geometry;
+  double norm = 0;
+  for (double x : g) norm += x * x;
+  norm = std::sqrt(norm);
+  std::vector<double> u(g.size());
+  for (std::size_t s = 0; s < g.size(); ++s) u[s] = std::min(1.0, g[s] / norm);
+
+  ObjectiveValue result{0.0, {}, std::vector<double>(g.size(), 0.0)};
+  std::vector<double> d_u(g.size(), 0.0);
+  for (int phi = 0; phi < geometry.stride; ++phi) {
+    const auto slots = geometry.slots_of_phase(phi);
+    std::vector<double> phase_u;
+    for (int s : slots) phase_u.push_back(u[static_cast<std::size_t>(s)]);
+    const auto p = success_gradient(objective.beta, phase_u, objective.entries);
+    const double weight = w[static_cast<std::size_t>(phi)];
+    result.per_phase.push_back(p.probability);
+    result.value += weight * p.probability;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      d_u[static_cast<std::size_t>(slots[i])] = weight * p.d_u[i];
+    }
+  }
+  double radial = 0;  // sum_s u_s dJ/du_s
+  for (std::size_t s = 0; s < g.size(); ++s) radial += u[s] * d_u[s];
+  for (std::size_t t = 0; t < g.size(); ++t) result.gradient[t] = (d_u[t] - u[t] * radial) / norm;
+  return result;
+}
+
+// J = sum_phi w_phi A_lin(c_phi), c_phi the largest weight of phi; the gradient flows
+// to that slot only (a subgradient at ties).
+ObjectiveValue linear_objective(const Objective& objective, std::span<const double> g,
+                                const std::vector<double>& w) {
+  const auto& geometry = objective.geometry;
+  ObjectiveValue result{0.0, {}, std::vector<double>(g.size(), 0.0)};
+  for (int phi = 0; phi < geometry.stride; ++phi) {
+    const auto slots = geometry.slots_of_phase(phi);
+    if (slots.empty()) {
+      result.per_phase.push_back(0.0);
+      continue;
+    }
+    auto best = static_cast<std::size_t>(slots.front());
+    for (int s : slots) {
+      if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
+    }
+    const NeedleEntry entry{objective.beta * g[best], 1.0};
+    const auto p = needle_success_gradient(std::span(&entry, 1), objective.entries - 1);
+    const double weight = w[static_cast<std::size_t>(phi)];
+    result.per_phase.push_back(p.probability);
+    result.value += weight * p.probability;
+    result.gradient[best] = weight * objective.beta * p.d_mean[0];
+  }
+  return result;
+}
+
+}  // namespace
+
+RetentionModel parse_retention_model(std::string_view name) {
+  if (name == "normalized") return RetentionModel::normalized;
+  if (name == "linear") return RetentionModel::linear;
+  throw InputError("invalid --model " + std::string(name) + " (must be normalized or linear)");
+}
+
+std::string to_string(RetentionModel model) {
+  return model == RetentionModel::linear ? "linear" : "normalized";
+}
+
+void Objective::validate() const {
+  geometry.validate();
+  require(std::isfinite(beta) && beta >= 0,
+          "invalid --beta " + format_number(beta) + " (must be finite and >= 0)");
+  require(entries >= geometry.window, "invalid --entries " + std::to_string(entries) +
+                                          " (must be at least the window, " +
+                                          std::to_string(geometry.window) + ")");
+  if (!phase_weights.empty()) normalized_phase_weights(phase_weights, geometry.stride);
+}
+
+std::vector<double> Objective::weights() const {
+  if (phase_weights.empty()) {
+    return std::vector<double>(static_cast<std::size_t>(geometry.stride), 1.0 / geometry.stride);
+  }
+  return normalized_phase_weights(phase_weights, geometry.stride);
+}
+
+std::vector<double> normalized_phase_weights(std::span<const double> raw, int stride,
+                                             const std::string& option) {
+  require(static_cast<int>(raw.size()) == stride,
+          "invalid " + option + " (has " + std::to_string(raw.size()) +
+              " values, one per phase needs " + std::to_string(stride) + ")");
+  double total = 0;
+  for (double x : raw) {
+    require(std::isfinite(x) && x >= 0,
+            "invalid " + option + " " + format_number(x) + " (each must be finite and >= 0)");
+    total += x;
+  }
+  require(total > 0, "invalid " + option + " (must not all be zero)");
+  std::vector<double> w(raw.begin(), raw.end());
+  for (double& x : w) x /= total;
+  return w;
+}
+
+ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights) {
+  require(static_cast<int>(weights.size()) == objective.geometry.window,
+          "gate has " + std::to_string(weights.size()) + " weights, the window needs " +
+              std::to_string(objective.geometry.window));
+  const auto w = objective.weights();
+  return objective.model == RetentionModel::linear ? linear_objective(objective, weights, w)
+                                                   : normalized_objective(objective, weights, w);
+}
+
+ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {
+  const auto g = gate_from_logits({logits.begin(), logits.end()}, "logits").weights;
+  auto result = evaluate_weights(objective, g);
+  double mean = 0;  // sum_s g_s dJ/dg_s
+  for (std::size_t s = 0; s < g.size(); ++s) mean += g[s] * result.gradient[s];
+  for (std::size_t s = 0; s < g.size(); ++s)
+    result.gradient[s] = g[s] * (result.gradient[s] - mean);
+  return result;
+}
+
+GateSummary summarize_gate(std::span<const double> weights) {
+  GateSummary summary;
+  for (std::size_t s = 0; s < weights.size(); ++s) {
+    const double g = weights[s];
+    if (g > summary.max_weight) summary.max_weight = g, summary.argmax = static_cast<int>(s);
+    if (g > 0) summary.entropy -= g * std::log(g);
+    if (g > kEffectiveWeight) ++summary.k_effective;
+  }
+  return summary;
+}
+
+}  // namespace phasesim
