@@ -15,18 +15,14 @@ namespace {
 ObjectiveValue normalized_objective(const Objective& objective, std::span<const double> g,
                                     const std::vector<double>& w) {
   const auto& geometry = objective.geometry;
-  double norm = 0;
-  for (double x : g) norm += x * x;
-  norm = std::sqrt(norm);
-  std::vector<double> u(g.size());
-  for (std::size_t s = 0; s < g.size(); ++s) u[s] = std::min(1.0, g[s] / norm);
-
-  ObjectiveValue result{0.0, {}, std::vector<double>(g.size(), 0.0)};
+  const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
+  ObjectiveValue result;
   std::vector<double> d_u(g.size(), 0.0);
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
     std::vector<double> phase_u;
     for (int s : slots) phase_u.push_back(u[static_cast<std::size_t>(s)]);
+    for (double& x : phase_u) x = std::min(x, 1.0);  // rounding must not push u past 1
     const auto p = success_gradient(objective.beta, phase_u, objective.entries);
     const double weight = w[static_cast<std::size_t>(phi)];
     result.per_phase.push_back(p.probability);
@@ -35,9 +31,7 @@ ObjectiveValue normalized_objective(const Objective& objective, std::span<const 
       d_u[static_cast<std::size_t>(slots[i])] = weight * p.d_u[i];
     }
   }
-  double radial = 0;  // sum_s u_s dJ/du_s
-  for (std::size_t s = 0; s < g.size(); ++s) radial += u[s] * d_u[s];
-  for (std::size_t t = 0; t < g.size(); ++t) result.gradient[t] = (d_u[t] - u[t] * radial) / norm;
+  result.gradient = normalized_backprop(g, d_u);
   return result;
 }
 
@@ -125,11 +119,27 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {
   const auto g = gate_from_logits({logits.begin(), logits.end()}, "logits").weights;
   auto result = evaluate_weights(objective, g);
-  double mean = 0;  // sum_s g_s dJ/dg_s
-  for (std::size_t s = 0; s < g.size(); ++s) mean += g[s] * result.gradient[s];
-  for (std::size_t s = 0; s < g.size(); ++s)
-    result.gradient[s] = g[s] * (result.gradient[s] - mean);
+  result.gradient = softmax_backprop(g, result.gradient);
   return result;
+}
+
+std::vector<double> normalized_backprop(std::span<const double> g, std::span<const double> d_u) {
+  double norm = 0;
+  for (double x : g) norm += x * x;
+  norm = std::sqrt(norm);
+  double radial = 0;  // sum_s u_s dJ/du_s
+  for (std::size_t s = 0; s < g.size(); ++s) radial += g[s] / norm * d_u[s];
+  std::vector<double> d_g(g.size());
+  for (std::size_t t = 0; t < g.size(); ++t) d_g[t] = (d_u[t] - g[t] / norm * radial) / norm;
+  return d_g;
+}
+
+std::vector<double> softmax_backprop(std::span<const double> g, std::span<const double> d_g) {
+  double mean = 0;  // sum_s g_s dJ/dg_s
+  for (std::size_t s = 0; s < g.size(); ++s) mean += g[s] * d_g[s];
+  std::vector<double> d_b(g.size());
+  for (std::size_t s = 0; s < g.size(); ++s) d_b[s] = g[s] * (d_g[s] - mean);
+  return d_b;
 }
 
 GateSummary summarize_gate(std::span<const double> weights) {

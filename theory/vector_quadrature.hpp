@@ -13,23 +13,29 @@ namespace phasesim::detail {
 
 /// Integrates f(y, out) -> out[0..components) over [a, b] by bisection until, for every
 /// component, |Kronrod - Gauss| <= max(relative_tolerance * L1 of the piece, the share
-/// of relative_tolerance * L1 of the first piece), or max_depth bisections. Measuring
-/// against the L1 norm (not the signed value) keeps derivative components that cancel
-/// from bisecting to the depth limit. Same rule as Boost's gauss_kronrod::integrate for
-/// a non-negative single component.
+/// of relative_tolerance * L1 of the whole range so far), or max_depth bisections.
+/// Measuring against the L1 norm (not the signed value) keeps derivative components that
+/// cancel from bisecting to the depth limit, and measuring against what earlier ranges
+/// already hold keeps a range where a component is negligible from chasing its rounding
+/// noise. For a single non-negative component on one range it is Boost's rule
+/// (gauss_kronrod::integrate).
 class VectorGaussKronrod {
  public:
   VectorGaussKronrod(std::size_t components, double relative_tolerance, unsigned max_depth)
       : components_(components), tolerance_(relative_tolerance), max_depth_(max_depth) {}
 
-  /// Adds the integral over [a, b] to `sum` and its error estimate (the largest over
-  /// components) to `error`.
+  /// Adds the integral over [a, b] to `sum`, its L1 norm to `l1` and its error estimate
+  /// (the largest over components) to `error`. Integrate the ranges that hold most of
+  /// the mass first.
   template <typename F>
-  void integrate(F& f, double a, double b, std::span<double> sum, double& error) const {
+  void integrate(F& f, double a, double b, std::span<double> sum, std::span<double> l1,
+                 double& error) const {
     Piece top = estimate(f, a, b);
     std::vector<double> absolute(components_);
-    for (std::size_t i = 0; i < components_; ++i) absolute[i] = tolerance_ * top.l1[i];
-    refine(f, a, b, std::move(top), absolute, max_depth_, sum, error);
+    for (std::size_t i = 0; i < components_; ++i) {
+      absolute[i] = tolerance_ * std::max(top.l1[i], l1[i]);
+    }
+    refine(f, a, b, std::move(top), absolute, max_depth_, sum, l1, error);
   }
 
  private:
@@ -75,20 +81,23 @@ class VectorGaussKronrod {
 
   template <typename F>
   void refine(F& f, double a, double b, Piece piece, std::vector<double> absolute, unsigned depth,
-              std::span<double> sum, double& error) const {
+              std::span<double> sum, std::span<double> l1, double& error) const {
     bool converged = true;
     for (std::size_t c = 0; c < components_; ++c) {
       converged = converged && piece.error[c] <= std::max(tolerance_ * piece.l1[c], absolute[c]);
     }
     if (converged || depth == 0) {
-      for (std::size_t c = 0; c < components_; ++c) sum[c] += piece.kronrod[c];
+      for (std::size_t c = 0; c < components_; ++c) {
+        sum[c] += piece.kronrod[c];
+        l1[c] += piece.l1[c];
+      }
       error += *std::max_element(piece.error.begin(), piece.error.end());
       return;
     }
     for (double& t : absolute) t /= 2;
     const double mid = 0.5 * (a + b);
-    refine(f, a, mid, estimate(f, a, mid), absolute, depth - 1, sum, error);
-    refine(f, mid, b, estimate(f, mid, b), absolute, depth - 1, sum, error);
+    refine(f, a, mid, estimate(f, a, mid), absolute, depth - 1, sum, l1, error);
+    refine(f, mid, b, estimate(f, mid, b), absolute, depth - 1, sum, l1, error);
   }
 
   std::size_t components_;

@@ -55,6 +55,12 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
 /// J at g = softmax(b) and dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits);
 
+/// Building blocks of the chain rule. dJ/dg from dJ/du with u = g/||g||_2:
+/// dJ/dg_t = (dJ/du_t - u_t sum_s u_s dJ/du_s) / ||g||.
+std::vector<double> normalized_backprop(std::span<const double> g, std::span<const double> d_u);
+/// dJ/db from dJ/dg with g = softmax(b): dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
+std::vector<double> softmax_backprop(std::span<const double> g, std::span<const double> d_g);
+
 /// What the commands report about a gate's shape.
 struct GateSummary {
   int argmax = 0;         ///< heaviest slot (the first one at ties)
