@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "flow.hpp"
 #include "phasesim/channel.hpp"
 #include "phasesim/error.hpp"
 #include "phasesim/gate.hpp"
@@ -10,8 +11,6 @@
 
 namespace phasesim {
 namespace {
-
-constexpr int kHalvings = 30;
 
 // The needle's entries for one content draw: entry e holds the needle at slot
 // slots[e] and pools the tokens at offsets slots[e] - s .. from the needle, so entry e's
@@ -79,57 +78,22 @@ bool heaviest_leads(const ObjectiveValue& at, std::span<const double> logits) {
   return true;
 }
 
-bool lowers(const ObjectiveValue& next, const ObjectiveValue& at) {
-  return next.value < at.value - 1e-15 * std::abs(at.value);
-}
-
-class Stepper {
+// Counts the objective evaluations of one run.
+class Evaluator {
  public:
-  Stepper(const Objective& objective, const DynamicsSettings& settings)
-      : objective_(objective), settings_(settings) {}
-
-  ObjectiveValue evaluate(std::span<const double> logits, std::uint32_t step) {
-    ++evaluations_;
-    return content_objective(objective_, logits, settings_.content, step);
+  Evaluator(const Objective& objective, const ContentNoise& noise)
+      : objective_(objective), noise_(noise) {}
+  ObjectiveValue operator()(std::span<const double> logits, std::uint32_t step) {
+    ++count_;
+    return content_objective(objective_, logits, noise_, step);
   }
-
-  // One step of size lr, in sub-steps that move no logit by more than max_logit_step.
-  // Without content noise a sub-step that would lower J is halved (J is exact then);
-  // with it, J is a fresh estimate at every step, so only the cap applies and the
-  // caller evaluates the next step's gradient with the next step's draws.
-  void advance(std::vector<double>& logits, ObjectiveValue& at, std::uint32_t step) {
-    const bool exact = settings_.content.tau == 0;
-    for (double remaining = 1; remaining > 1e-12;) {
-      const auto d = direction(at, logits, settings_.rule);
-      double largest = 0;
-      for (double x : d) largest = std::max(largest, std::abs(settings_.lr * x));
-      if (!(largest > 0)) return;
-      double fraction = std::min(remaining, settings_.max_logit_step / largest);
-      const bool last = remaining - fraction <= 1e-12;
-      std::vector<double> trial(logits.size());
-      ObjectiveValue next;
-      for (int h = 0; h <= kHalvings; ++h, fraction /= 2) {
-        for (std::size_t i = 0; i < trial.size(); ++i) {
-          trial[i] = logits[i] + fraction * settings_.lr * d[i];
-        }
-        if (!exact && last) break;
-        next = evaluate(trial, step);
-        if (!exact || !lowers(next, at)) break;
-      }
-      if (exact && lowers(next, at)) return;  // at a maximum to rounding
-      logits = std::move(trial);
-      if (exact || !last) at = std::move(next);
-      remaining -= fraction;
-    }
-  }
-
   Objective& objective() { return objective_; }
-  int evaluations() const { return evaluations_; }
+  int count() const { return count_; }
 
  private:
   Objective objective_;
-  const DynamicsSettings& settings_;
-  int evaluations_ = 0;
+  const ContentNoise& noise_;
+  int count_ = 0;
 };
 
 TrajectoryPoint point(int step, const ObjectiveValue& at, const std::vector<double>& logits) {
@@ -153,7 +117,7 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
   if (noise.tau == 0) return evaluate_logits(objective, logits);
   const auto& geometry = objective.geometry;
   const auto w = objective.weights();
-  const RandomStream stream(noise.seed, step, 0, Stream::content_noise);
+  const RandomStream stream(noise.seed, step, 0, Stream::content_context);
   ObjectiveValue result{0.0, {}, std::vector<double>(logits.size(), 0.0)};
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
@@ -199,34 +163,40 @@ void validate_dynamics(const Objective& objective, const DynamicsSettings& setti
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
                          const DynamicsSettings& settings) {
   validate_dynamics(objective, settings);
-  Stepper stepper(objective, settings);
+  Evaluator evaluate(objective, settings.content);
+  const detail::FlowStep flow{settings.lr, settings.max_logit_step, settings.content.tau == 0};
+  auto direction_of = [&](const ObjectiveValue& at, const std::vector<double>& x) {
+    return direction(at, x, settings.rule);
+  };
   DynamicsRun run;
   run.init_gate = gate_from_logits(logits, "init").weights;
   run.initial = summarize_gate(run.init_gate);
-  auto at = stepper.evaluate(logits, 0);
+  auto at = evaluate(logits, 0);
   run.trajectory.push_back(point(0, at, logits));
   const bool noisy = settings.content.tau > 0;
   bool fresh = true;  // `at` holds J at the current logits with this step's draws
   for (int step = 1; step <= settings.steps; ++step) {
     const auto key = static_cast<std::uint32_t>(step);
     if (step - 1 == settings.reweight_at) {
-      stepper.objective().phase_weights = settings.reweight;
+      evaluate.objective().phase_weights = settings.reweight;
       run.at_reweight = summarize_gate(gate_from_logits(logits, "logits").weights);
       fresh = false;
     }
-    if (!fresh || noisy) at = stepper.evaluate(logits, key);
+    if (!fresh || noisy) at = evaluate(logits, key);
     run.order_condition = run.order_condition && heaviest_leads(at, logits);
-    stepper.advance(logits, at, key);
+    detail::flow_step(
+        logits, at, flow, [&](std::span<const double> x) { return evaluate(x, key); },
+        direction_of);
     fresh = !noisy;  // with content noise `at` is stale after a step
     if (step % settings.record_every == 0 || step == settings.steps) {
-      if (noisy) at = stepper.evaluate(logits, key);  // J here, with this step's draws
+      if (noisy) at = evaluate(logits, key);  // J here, with this step's draws
       run.trajectory.push_back(point(step, at, logits));
     }
   }
   run.final_gate = gate_from_logits(logits, "final").weights;
   run.final = summarize_gate(run.final_gate);
   run.final_objective = at.value;
-  run.evaluations = stepper.evaluations();
+  run.evaluations = evaluate.count();
   return run;
 }
 

@@ -10,53 +10,44 @@
 namespace phasesim {
 namespace {
 
-// J and dJ/du_s in the normalized model (u = g/||g||), then the chain rule to g:
-// du_s/dg_t = (delta_st - u_s u_t)/||g||.
-ObjectiveValue normalized_objective(const Objective& objective, std::span<const double> g,
-                                    const std::vector<double>& w) {
+// P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||), then the chain rule
+// to g: du_s/dg_t = (delta_st - u_s u_t)/||g||.
+PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g) {
   const auto& geometry = objective.geometry;
   const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
-  ObjectiveValue result;
-  std::vector<double> d_u(g.size(), 0.0);
+  PhaseGradients result;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
     std::vector<double> phase_u;
-    for (int s : slots) phase_u.push_back(u[static_cast<std::size_t>(s)]);
-    for (double& x : phase_u) x = std::min(x, 1.0);  // rounding must not push u past 1
+    for (int s : slots) phase_u.push_back(std::min(u[static_cast<std::size_t>(s)], 1.0));
     const auto p = success_gradient(objective.beta, phase_u, objective.entries);
-    const double weight = w[static_cast<std::size_t>(phi)];
-    result.per_phase.push_back(p.probability);
-    result.value += weight * p.probability;
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      d_u[static_cast<std::size_t>(slots[i])] = weight * p.d_u[i];
-    }
+    std::vector<double> d_u(g.size(), 0.0);
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      d_u[static_cast<std::size_t>(slots[i])] = p.d_u[i];
+    result.success.push_back(p.probability);
+    result.d_g.push_back(normalized_backprop(g, d_u));
   }
-  result.gradient = normalized_backprop(g, d_u);
   return result;
 }
 
-// J = sum_phi w_phi A_lin(c_phi), c_phi the largest weight of phi; the gradient flows
-// to that slot only (a subgradient at ties).
-ObjectiveValue linear_objective(const Objective& objective, std::span<const double> g,
-                                const std::vector<double>& w) {
+// P(phi) = A_lin(c_phi), c_phi the largest weight of phi; the gradient flows to that
+// slot only (a subgradient at ties).
+PhaseGradients linear_phases(const Objective& objective, std::span<const double> g) {
   const auto& geometry = objective.geometry;
-  ObjectiveValue result{0.0, {}, std::vector<double>(g.size(), 0.0)};
+  PhaseGradients result;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
-    if (slots.empty()) {
-      result.per_phase.push_back(0.0);
-      continue;
-    }
+    result.success.push_back(0.0);
+    result.d_g.emplace_back(g.size(), 0.0);
+    if (slots.empty()) continue;
     auto best = static_cast<std::size_t>(slots.front());
     for (int s : slots) {
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
     }
     const NeedleEntry entry{objective.beta * g[best], 1.0};
     const auto p = needle_success_gradient(std::span(&entry, 1), objective.entries - 1);
-    const double weight = w[static_cast<std::size_t>(phi)];
-    result.per_phase.push_back(p.probability);
-    result.value += weight * p.probability;
-    result.gradient[best] = weight * objective.beta * p.d_mean[0];
+    result.success.back() = p.probability;
+    result.d_g.back()[best] = objective.beta * p.d_mean[0];
   }
   return result;
 }
@@ -112,8 +103,19 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
           "gate has " + std::to_string(weights.size()) + " weights, the window needs " +
               std::to_string(objective.geometry.window));
   const auto w = objective.weights();
-  return objective.model == RetentionModel::linear ? linear_objective(objective, weights, w)
-                                                   : normalized_objective(objective, weights, w);
+  const auto phases = phase_gradients(objective, weights);
+  ObjectiveValue result{0.0, phases.success, std::vector<double>(weights.size(), 0.0)};
+  for (std::size_t phi = 0; phi < w.size(); ++phi) {
+    result.value += w[phi] * phases.success[phi];
+    for (std::size_t s = 0; s < weights.size(); ++s)
+      result.gradient[s] += w[phi] * phases.d_g[phi][s];
+  }
+  return result;
+}
+
+PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights) {
+  return objective.model == RetentionModel::linear ? linear_phases(objective, weights)
+                                                   : normalized_phases(objective, weights);
 }
 
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {

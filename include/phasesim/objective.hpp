@@ -52,6 +52,14 @@ struct ObjectiveValue {
 /// as free coordinates (the simplex constraint is the caller's: project or use logits).
 ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights);
 
+/// P(phi) and dP(phi)/dg_s for every phase: the building block of J (and of the
+/// multi-head loss of T3, which weighs the phases by the output loss).
+struct PhaseGradients {
+  std::vector<double> success;           ///< P(phi)
+  std::vector<std::vector<double>> d_g;  ///< d_g[phi][s] = dP(phi)/dg_s
+};
+PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
+
 /// J at g = softmax(b) and dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits);
 
