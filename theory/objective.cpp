@@ -155,4 +155,10 @@ GateSummary summarize_gate(std::span<const double> weights) {
   return summary;
 }
 
+std::vector<double> initial_logits(const std::string& spec, int window) {
+  std::vector<double> logits;
+  for (double w : parse_gate(spec, window).weights) logits.push_back(std::log(std::max(w, 1e-300)));
+  return logits;
+}
+
 }  // namespace phasesim

@@ -85,12 +85,6 @@ bool line_search(const Objective& objective, std::vector<double>& x, ObjectiveVa
   return false;
 }
 
-std::vector<double> log_weights(const std::vector<double>& g) {
-  std::vector<double> logits;
-  for (double w : g) logits.push_back(std::log(std::max(w, 1e-300)));
-  return logits;
-}
-
 struct Start {
   std::string name;
   std::vector<double> logits;
@@ -125,7 +119,7 @@ std::vector<Start> all_starts(const Objective& objective, const OptimizeSettings
   for (int r = 0; r < settings.restarts; ++r) {
     const auto spec = "random:" + std::to_string(settings.seed + static_cast<std::uint64_t>(r)) +
                       ":" + format_number(settings.init_scale);
-    starts.push_back({spec, log_weights(parse_gate(spec, objective.geometry.window).weights)});
+    starts.push_back({spec, initial_logits(spec, objective.geometry.window)});
   }
   return starts;
 }

@@ -69,6 +69,10 @@ std::vector<double> normalized_backprop(std::span<const double> g, std::span<con
 /// dJ/db from dJ/dg with g = softmax(b): dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
 std::vector<double> softmax_backprop(std::span<const double> g, std::span<const double> d_g);
 
+/// Logits of a gate spec (log of its weights; softmax gives the gate back), the way
+/// every optimizer and dynamics run starts from --init / random:SEED:SCALE.
+std::vector<double> initial_logits(const std::string& spec, int window);
+
 /// What the commands report about a gate's shape.
 struct GateSummary {
   int argmax = 0;         ///< heaviest slot (the first one at ties)
