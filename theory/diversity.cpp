@@ -236,7 +236,7 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
   std::vector<double> init_x = x;
   auto at = evaluate(x);
   run.initial_loss = -at.value;
-  const detail::FlowStep flow{settings.lr, settings.max_logit_step, true};
+  detail::FlowStep flow{settings.lr, settings.max_logit_step, true};
   for (int step = 0; step < settings.steps; ++step) {
     detail::flow_step(
         x, at, flow, evaluate,

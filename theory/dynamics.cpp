@@ -164,7 +164,7 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
                          const DynamicsSettings& settings) {
   validate_dynamics(objective, settings);
   Evaluator evaluate(objective, settings.content);
-  const detail::FlowStep flow{settings.lr, settings.max_logit_step, settings.content.tau == 0};
+  detail::FlowStep flow{settings.lr, settings.max_logit_step, settings.content.tau == 0};
   auto direction_of = [&](const ObjectiveValue& at, const std::vector<double>& x) {
     return direction(at, x, settings.rule);
   };
@@ -183,7 +183,9 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
       fresh = false;
     }
     if (!fresh || noisy) at = evaluate(logits, key);
-    run.order_condition = run.order_condition && heaviest_leads(at, logits);
+    if (settings.reweight_at < 0 || step - 1 < settings.reweight_at) {
+      run.order_condition = run.order_condition && heaviest_leads(at, logits);
+    }
     detail::flow_step(
         logits, at, flow, [&](std::span<const double> x) { return evaluate(x, key); },
         direction_of);

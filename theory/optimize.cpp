@@ -144,6 +144,15 @@ std::pair<std::size_t, std::vector<Ascent>> run_starts(const Objective& objectiv
 
 }  // namespace
 
+void OptimizeSettings::validate() const {
+  require(restarts >= 1,
+          "invalid --restarts " + std::to_string(restarts) + " (must be at least 1)");
+  require(std::isfinite(init_scale) && init_scale >= 0,
+          "invalid --init-scale " + format_number(init_scale) + " (must be finite and >= 0)");
+  require(max_iterations >= 1,
+          "invalid --max-iterations " + std::to_string(max_iterations) + " (must be at least 1)");
+}
+
 std::pair<int, double> best_onehot(const Objective& objective) {
   std::pair<int, double> best{0, -1.0};
   const auto window = static_cast<std::size_t>(objective.geometry.window);
@@ -198,6 +207,7 @@ Ascent lbfgs_ascent(const Objective& objective, std::vector<double> logits, int 
 
 GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings) {
   objective.validate();
+  settings.validate();
   auto starts = all_starts(objective, settings);
   auto [best, results] = run_starts(objective, starts, settings.max_iterations);
 

@@ -62,8 +62,9 @@ struct DynamicsRun {
   double final_objective = 0;
   std::vector<TrajectoryPoint> trajectory;
   GateSummary at_reweight;  ///< the gate when the weights changed (if they did)
-  /// Condition (M) of THEORY.md: at every step the heaviest slot had the largest
-  /// marginal value dJ/dg_s, which guarantees that it stays the heaviest.
+  /// Condition (M) of THEORY.md: at every step before any re-weighting the heaviest
+  /// slot had the largest marginal value dJ/dg_s, which guarantees that it stays the
+  /// heaviest.
   bool order_condition = true;
   int evaluations = 0;
 };

@@ -30,6 +30,9 @@ struct OptimizeSettings {
   int max_iterations = 500;
   /// Further starts (logits), e.g. the previous optimum when sweeping beta.
   std::vector<std::vector<double>> warm_starts;
+
+  /// Throws InputError naming --restarts, --init-scale or --max-iterations.
+  void validate() const;
 };
 
 struct GateOptimum {

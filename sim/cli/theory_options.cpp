@@ -1,0 +1,147 @@
+#include "cli/theory_options.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "phasesim/error.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+double parse_double(const std::string& text, const std::string& option, const std::string& whole) {
+  double value = 0;
+  const auto* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  require(result.ec == std::errc() && result.ptr == end && std::isfinite(value),
+          "invalid " + option + " " + whole + " (use a:b:step or a comma list of numbers)");
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (auto end = text.find(separator); end != std::string::npos;
+       start = end + 1, end = text.find(separator, start)) {
+    parts.push_back(text.substr(start, end - start));
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+}  // namespace
+
+Objective ObjectiveOptions::objective() const {
+  Objective o;
+  o.geometry = {window, stride};
+  o.beta = beta;
+  o.entries = entries;
+  o.model = parse_retention_model(model);
+  o.phase_weights = weights;
+  o.validate();
+  if (!weights.empty()) o.phase_weights = normalized_phase_weights(weights, stride);
+  return o;
+}
+
+void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool point,
+                           const std::string& weights) {
+  command.add_option("--window,-W", options.window, "Window W (tokens per entry)")
+      ->capture_default_str();
+  command.add_option("--stride,-S", options.stride, "Stride S (tokens between entries)")
+      ->capture_default_str();
+  if (point) {
+    command.add_option("--beta", options.beta, "Signal strength beta >= 0")->capture_default_str();
+    command.add_option("--entries,-N", options.entries, "Entries N in all (the needle's included)")
+        ->capture_default_str();
+  }
+  command
+      .add_option("--model", options.model,
+                  "normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a)")
+      ->capture_default_str();
+  if (!weights.empty()) command.add_option("--weights", options.weights, weights)->delimiter(',');
+}
+
+void put_objective(Json& doc, const ObjectiveOptions& options, bool point) {
+  doc["window"] = options.window;
+  doc["stride"] = options.stride;
+  if (point) doc["beta"] = options.beta;
+  if (point) doc["entries"] = options.entries;
+  doc["model"] = options.model;
+}
+
+DynamicsSettings DynamicsOptions::settings(std::uint64_t content_seed) const {
+  DynamicsSettings s;
+  s.steps = steps;
+  s.lr = lr;
+  s.max_logit_step = max_logit_step;
+  s.rule = parse_update_rule(update);
+  s.content = {content_noise, content_seed, content_samples};
+  return s;
+}
+
+void add_dynamics_options(CLI::App& command, DynamicsOptions& options) {
+  command.add_option("--steps", options.steps, "Ascent steps")->capture_default_str();
+  command.add_option("--lr", options.lr, "Learning rate (step size per unit gradient)")
+      ->capture_default_str();
+  command
+      .add_option("--max-logit-step", options.max_logit_step,
+                  "Split a step that would move a logit by more than this (follow the flow)")
+      ->capture_default_str();
+  command
+      .add_option("--update", options.update,
+                  "gradient (b += lr dJ/db) or replicator (b += lr dJ/dg, mirror ascent)")
+      ->capture_default_str();
+  command
+      .add_option("--content-noise", options.content_noise,
+                  "tau: gate logits b + tau xi per token in the needle's entries (0: none)")
+      ->capture_default_str();
+  command
+      .add_option("--content-seed", options.content_seeds,
+                  "Seed(s) of the content draws, comma-separated: one run per seed")
+      ->delimiter(',')
+      ->capture_default_str();
+  command
+      .add_option("--content-samples", options.content_samples,
+                  "Needle contexts per phase and step (antithetic pairs)")
+      ->capture_default_str();
+}
+
+void put_dynamics(Json& doc, const DynamicsOptions& options) {
+  doc["steps"] = options.steps;
+  doc["lr"] = options.lr;
+  doc["max_logit_step"] = options.max_logit_step;
+  doc["update"] = options.update;
+  doc["content_noise"] = options.content_noise;
+  doc["content_seed"] = options.content_seeds;
+  doc["content_samples"] = options.content_samples;
+}
+
+void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
+  require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
+  validate_dynamics(objective, options.settings(options.content_seeds.front()));
+}
+
+std::vector<double> parse_range(const std::string& text, const std::string& option) {
+  const auto parts = split(text, ':');
+  std::vector<double> values;
+  if (parts.size() == 1) {
+    for (const auto& item : split(text, ',')) values.push_back(parse_double(item, option, text));
+    return values;
+  }
+  require(parts.size() == 3,
+          "invalid " + option + " " + text + " (use a:b:step or a comma list of numbers)");
+  const double a = parse_double(parts[0], option, text), b = parse_double(parts[1], option, text),
+               step = parse_double(parts[2], option, text);
+  require(step > 0 && a <= b,
+          "invalid " + option + " " + text + " (a:b:step needs a <= b and step > 0)");
+  const auto count = static_cast<int>(std::floor((b - a) / step + 1e-9));
+  require(count < 10000, "invalid " + option + " " + text + " (more than 10000 values)");
+  for (int i = 0; i <= count; ++i) values.push_back(a + i * step);
+  return values;
+}
+
+void require_at_least(std::int64_t value, std::int64_t least, const std::string& option) {
+  require(value >= least, "invalid " + option + " " + std::to_string(value) +
+                              " (must be at least " + std::to_string(least) + ")");
+}
+
+}  // namespace phasesim::cli
