@@ -92,7 +92,9 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
       {"coverage --bogus 3",
        "phasesim coverage: The following arguments were not expected: 3 --bogus (see "
        "'phasesim coverage --help')"},
-      {"frobnicate", "phasesim: unknown command 'frobnicate' (commands: coverage, channel, demo)"},
+      {"frobnicate",
+       "phasesim: unknown command 'frobnicate' (commands: coverage, channel, demo, optimize, "
+       "phase-diagram, dynamics, diversity, theorem)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.arguments);

@@ -18,7 +18,7 @@ struct DynamicsCommandOptions {
   int inits = 1;
   int reweight_at = -1;
   std::vector<double> weights;
-  int record_every = 50;
+  int record_every = 200;
   std::string json;
 };
 
