@@ -244,6 +244,7 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
   }
   run.final_loss = -at.value;
   run.coverage.assign(static_cast<std::size_t>(S), 0);
+  std::vector<int> initial(static_cast<std::size_t>(S), 0);
   for (int h = 0; h < H; ++h) {
     TrainedHead head;
     head.init_slot = summarize_gate(gate_of(init_x, h)).argmax;
@@ -253,10 +254,12 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
     head.init_phase = channel.geometry.phase_of_slot(head.init_slot);
     head.final_phase = channel.geometry.phase_of_slot(head.final_slot);
     ++run.coverage[static_cast<std::size_t>(head.final_phase)];
+    ++initial[static_cast<std::size_t>(head.init_phase)];
     run.kept += head.init_phase == head.final_phase ? 1 : 0;
     run.heads.push_back(head);
   }
   run.blind = static_cast<int>(std::count(run.coverage.begin(), run.coverage.end(), 0));
+  run.initial_blind = static_cast<int>(std::count(initial.begin(), initial.end(), 0));
   return run;
 }
 

@@ -91,6 +91,7 @@ struct TrainingRun {
   std::vector<TrainedHead> heads;
   std::vector<int> coverage;  ///< heads whose final slot has phase phi
   int blind = 0;              ///< phases with no head
+  int initial_blind = 0;      ///< phases that no head's initial argmax covers
   int kept = 0;               ///< heads whose final phase is their initial argmax's phase
   double initial_loss = 0, final_loss = 0;
 };

@@ -52,7 +52,7 @@ void add_samples(const DiversityOptions& options, const DiversityRow& row, Json&
 Json training_json(const DiversityOptions& options, int heads, std::ostream* out) {
   auto channel = options.channel.objective();
   std::vector<double> observed(static_cast<std::size_t>(channel.geometry.stride) + 1, 0.0);
-  double blind_sum = 0, blind_sq = 0;
+  double blind_sum = 0, blind_sq = 0, initial_sum = 0;
   int kept = 0;
   Json runs = Json::array();
   for (int r = 0; r < options.train_runs; ++r) {
@@ -62,10 +62,12 @@ Json training_json(const DiversityOptions& options, int heads, std::ostream* out
     const auto run = train_heads(channel, options.model, settings);
     observed[static_cast<std::size_t>(run.blind)] += 1.0 / options.train_runs;
     blind_sum += run.blind, blind_sq += run.blind * run.blind;
+    initial_sum += run.initial_blind;
     kept += run.kept;
     runs.push_back({{"seed", settings.seed},
                     {"coverage", run.coverage},
                     {"blind", run.blind},
+                    {"initial_blind", run.initial_blind},
                     {"kept", run.kept},
                     {"initial_loss", run.initial_loss},
                     {"final_loss", run.final_loss}});
@@ -76,14 +78,16 @@ Json training_json(const DiversityOptions& options, int heads, std::ostream* out
       channel.geometry.stride * std::pow(1 - 1.0 / channel.geometry.stride, heads);
   if (out) {
     *out << "  H=" << heads << ": blind phases " << fixed(mean, 3) << " +- " << fixed(se, 3)
-         << " (multinomial " << fixed(predicted, 3) << "), heads on their initial argmax's phase "
-         << kept << " of " << heads * options.train_runs << '\n';
+         << " (multinomial " << fixed(predicted, 3) << "; at init " << fixed(initial_sum / n, 3)
+         << "), heads on their initial argmax's phase " << kept << " of "
+         << heads * options.train_runs << '\n';
   }
   return {{"heads", heads},
           {"runs", options.train_runs},
           {"blind_mean", mean},
           {"blind_se", se},
           {"blind_predicted", predicted},
+          {"blind_initial_mean", initial_sum / n},
           {"blind_distribution_observed", observed},
           {"blind_distribution_predicted", blind_distribution(channel.geometry.stride, heads)},
           {"heads_kept", kept},
