@@ -103,6 +103,27 @@ TEST_CASE("normalized optimum: max weight >= 0.99 at beta 4 and 5, k = 2, 3, 4, 
   }
 }
 
+TEST_CASE("first-order epsilon of T1b(ii) against the optimizer's max weight") {
+  // Inside the threshold regime the first-order prediction is accurate to the next order.
+  struct Case {
+    double beta;
+    std::int64_t entries;
+    double tolerance;
+  };
+  for (const auto& c : {Case{4.0, 32768, 1e-5}, Case{5.0, 32768, 5e-4}, Case{6.0, 1000000, 1e-4}}) {
+    CAPTURE(c.beta);
+    auto o = v4_objective(c.beta);
+    o.entries = c.entries;
+    const double predicted = vertex_perturbation(o).max_weight;
+    const double found = optimize_gate(o, OptimizeSettings{}).summary.max_weight;
+    CHECK(std::abs(predicted - found) < c.tolerance);
+  }
+  // Where A(u) falls towards u = 1 (beta below the distractor maxima) there is none.
+  auto weak = v4_objective(4.0);
+  weak.entries = 1000000;
+  CHECK(std::isnan(vertex_perturbation(weak).max_weight));
+}
+
 TEST_CASE("the optimizer reaches the best known gate from random starts") {
   // Best known gate at beta = 8: the equal split over 3 slots of distinct phases,
   // polished by L-BFGS from that start. J has local maxima (the 2-split at 0.4879 holds

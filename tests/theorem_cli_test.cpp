@@ -11,6 +11,12 @@ using phasesim::test::run_json;
 
 namespace {
 
+// Exit status and the JSON a command printed on stdout (--json -), whatever the status.
+std::pair<int, nlohmann::json> run_json_status(const std::string& arguments) {
+  const auto result = run_cli(arguments + " --json -");
+  return {result.status, nlohmann::json::parse(result.out)};
+}
+
 // Settings that keep the dynamics checks to about a second.
 const std::string kFastLockin = " --steps 300 --lr 40 --reweight-steps 200 --inits 2";
 
@@ -98,6 +104,13 @@ TEST_CASE("theorem concentration: agree inside the regime, disagree at large bet
   const auto outside = run_cli("theorem concentration --beta 10 --restarts 2");
   CHECK(outside.status == 3);
   CHECK(outside.out.find("verdict:    DISAGREE") != std::string::npos);
+  // k* = 1 at N = 1024, beta = 4, but the first-order epsilon is 0.07: outside, and the
+  // optimum's max weight (0.92) indeed misses 0.99.
+  const auto small = run_json_status("theorem concentration --beta 4 --entries 1024 --restarts 2");
+  CHECK(small.first == 3);
+  CHECK(small.second["regime"] == "outside");
+  CHECK(small.second["max_weight_first_order"].get<double>() ==
+        doctest::Approx(0.9319).epsilon(1e-3));
   CHECK(run_cli("theorem concentration --model linear --beta 4 --restarts 2").status == 0);
   CHECK(run_cli("theorem concentration --model linear --beta 10 --restarts 2").status == 3);
 }

@@ -7,6 +7,7 @@
 
 #include "phasesim/channel.hpp"
 #include "phasesim/error.hpp"
+#include "phasesim/optimize.hpp"
 
 namespace phasesim {
 
@@ -62,6 +63,41 @@ SplitLaw equal_split_law(const Objective& objective) {
     }
   }
   return law;
+}
+
+VertexPerturbation vertex_perturbation(const Objective& objective) {
+  require(objective.model == RetentionModel::normalized,
+          "vertex_perturbation needs the normalized model");
+  const auto& geometry = objective.geometry;
+  const auto w = objective.weights();
+  VertexPerturbation result;
+  result.slot = best_onehot(objective).first;
+  std::vector<double> g(static_cast<std::size_t>(geometry.window), 0.0);
+  g[static_cast<std::size_t>(result.slot)] = 1;
+  // At the vertex ||g|| = 1 and u_t = 0, so dJ/dg_t = w dP/du_t for t off the vertex;
+  // the vertex's own dP/du_s (u_s = 1, partners at 0) comes from the channel directly.
+  const auto phases = phase_gradients(objective, g);
+  const int own = geometry.phase_of_slot(result.slot);
+  std::vector<double> own_u;
+  std::size_t own_index = 0;
+  for (int s : geometry.slots_of_phase(own)) {
+    if (s == result.slot) own_index = own_u.size();
+    own_u.push_back(s == result.slot ? 1.0 : 0.0);
+  }
+  const double pull = w[static_cast<std::size_t>(own)] *
+                      success_gradient(objective.beta, own_u, objective.entries).d_u[own_index];
+  double total = 0;
+  for (int t = 0; t < geometry.window; ++t) {
+    const auto phi = static_cast<std::size_t>(geometry.phase_of_slot(t));
+    const double push =
+        t == result.slot ? 0.0 : w[phi] * phases.d_g[phi][static_cast<std::size_t>(t)];
+    result.rho.push_back(push / pull);
+    total += result.rho.back();
+  }
+  // With dP/du_s(1) <= 0 the vertex is not even a maximum along its own direction (beta
+  // below the distractor maxima that matter): no first-order prediction.
+  result.max_weight = pull > 0 ? 1 / (1 + total) : std::nan("");
+  return result;
 }
 
 }  // namespace phasesim

@@ -32,4 +32,15 @@ struct SplitLaw {
 };
 SplitLaw equal_split_law(const Objective& objective);
 
+/// T1b(ii), normalized model: near the best one-hot gate e_s a stationary point has, to
+/// first order, g_t/g_s = rho_t = w_phi(t) dP_phi(t)/du_t(0) / (w_phi(s) dP_phi(s)/du_s(1)),
+/// so its max weight is about 1/(1 + sum_t rho_t). Meaningful where k* = 1; NaN when
+/// dP/du_s(1) <= 0 (the vertex is no maximum even along its own direction).
+struct VertexPerturbation {
+  int slot = 0;             ///< s, the best one-hot slot
+  std::vector<double> rho;  ///< rho_t (0 for t = s)
+  double max_weight = 1;    ///< 1 / (1 + sum_t rho_t)
+};
+VertexPerturbation vertex_perturbation(const Objective& objective);
+
 }  // namespace phasesim

@@ -23,41 +23,38 @@ struct DynamicsCommandOptions {
 };
 
 struct Run {
-  std::string init;
-  std::uint64_t content_seed;
+  RunSpec spec;
   DynamicsRun result;
 };
 
 // inits x content seeds, each run sequential, the runs in parallel (deterministic:
 // every run has its own seeds).
 std::vector<Run> run_all(const DynamicsCommandOptions& options, const Objective& objective) {
-  const auto base = parse_gate(options.init, objective.geometry.window);
   std::vector<Run> runs;
-  for (int i = 0; i < options.inits; ++i) {
-    for (auto seed : options.dynamics.content_seeds) {
-      runs.push_back({replicate_gate(base, i).spec, seed, {}});
-    }
+  for (auto& spec : run_specs(options.init, options.inits, options.dynamics.content_seeds,
+                              objective.geometry.window)) {
+    runs.push_back({std::move(spec), {}});
   }
   const auto count = static_cast<std::int64_t>(runs.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::int64_t k = 0; k < count; ++k) {
     auto& run = runs[static_cast<std::size_t>(k)];
-    auto settings = options.dynamics.settings(run.content_seed);
+    auto settings = options.dynamics.settings(run.spec.content_seed);
     settings.reweight_at = options.reweight_at;
     if (options.reweight_at >= 0) {
       settings.reweight = normalized_phase_weights(options.weights, objective.geometry.stride);
     }
     settings.record_every = options.record_every;
     run.result =
-        run_dynamics(objective, initial_logits(run.init, objective.geometry.window), settings);
+        run_dynamics(objective, initial_logits(run.spec.init, objective.geometry.window), settings);
   }
   return runs;
 }
 
 Json run_json(const Run& run) {
   const auto& r = run.result;
-  return {{"init", run.init},
-          {"content_seed", run.content_seed},
+  return {{"init", run.spec.init},
+          {"content_seed", run.spec.content_seed},
           {"init_argmax", r.initial.argmax},
           {"final_argmax", r.final.argmax},
           {"final_max_weight", r.final.max_weight},
@@ -84,7 +81,7 @@ void print_trajectory(const DynamicsRun& run, std::ostream& out) {
 void print_runs(const std::vector<Run>& runs, std::ostream& out) {
   Table table({"init", "content_seed", "init_argmax", "final_argmax", "final_max_weight", "J"});
   for (const auto& run : runs) {
-    table.add_row({run.init, std::to_string(run.content_seed),
+    table.add_row({run.spec.init, std::to_string(run.spec.content_seed),
                    std::to_string(run.result.initial.argmax),
                    std::to_string(run.result.final.argmax), fixed(run.result.final.max_weight, 4),
                    fixed(run.result.final_objective, 6)});
@@ -143,8 +140,7 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
 void validate(const DynamicsCommandOptions& options) {
   const auto objective = options.objective.objective();
   validate_dynamics_options(options.dynamics, objective);
-  parse_gate(options.init, objective.geometry.window);
-  require_at_least(options.inits, 1, "--inits");
+  run_specs(options.init, options.inits, options.dynamics.content_seeds, objective.geometry.window);
   require_at_least(options.record_every, 1, "--record-every");
   require(options.reweight_at >= -1, "invalid --reweight-at " +
                                          std::to_string(options.reweight_at) +

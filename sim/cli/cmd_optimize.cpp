@@ -58,6 +58,9 @@ int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   doc["entropy"] = best.summary.entropy;
   doc["k_effective"] = best.summary.k_effective;
   doc["k_star_predicted"] = best.k_star_predicted;
+  if (objective.model == RetentionModel::normalized) {
+    doc["max_weight_first_order"] = vertex_perturbation(objective).max_weight;
+  }
   doc["equal_split_values"] = equal_split_law(objective).value;
   doc["best_start"] = best.best_start;
   doc["starts"] = best.starts;

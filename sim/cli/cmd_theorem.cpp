@@ -64,11 +64,13 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   v.prediction = linear
                      ? "one-hot gates maximize J (max weight 1, J = one-hot J)"
                      : "the optimum is concentrated: max weight >= " + fixed(options.threshold, 2);
-  v.inside = linear ? objective.beta <= beta_star : k_star == 1;
+  const double first_order = linear ? 1.0 : vertex_perturbation(objective).max_weight;
+  v.inside = linear ? objective.beta <= beta_star : k_star == 1 && first_order >= options.threshold;
   v.regime = linear ? "T1a: beta " + fixed(objective.beta, 3) + (v.inside ? " <= " : " > ") +
                           "beta*(N) = " + fixed(beta_star, 4)
                     : "T1b: equal-split law k* = " + std::to_string(k_star) +
-                          (v.inside ? ", the threshold regime" : ", k* > 1");
+                          ", first-order max weight near the vertex " +
+                          (std::isnan(first_order) ? std::string("n/a") : fixed(first_order, 6));
   v.check = "optimizer: max weight " + fixed(best.summary.max_weight, 6) + ", k_effective " +
             std::to_string(best.summary.k_effective) + ", J " + fixed(best.objective, 9) +
             ", one-hot J " + fixed(best.onehot_objective, 9);
@@ -82,6 +84,7 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   doc["threshold"] = options.threshold;
   doc["beta_star"] = beta_star;
   doc["k_star_predicted"] = k_star;
+  if (!linear) doc["max_weight_first_order"] = first_order;
   doc["gate"] = best.gate;
   doc["objective"] = best.objective;
   doc["onehot_objective"] = best.onehot_objective;
@@ -116,8 +119,7 @@ int other_phase(const Geometry& geometry, int phi) {
 }
 
 struct LockinRun {
-  std::string init;
-  std::uint64_t content_seed = 0;
+  RunSpec spec;
   int reweighted_to = -1;
   DynamicsRun result;
   bool locked() const {
@@ -126,12 +128,11 @@ struct LockinRun {
   }
 };
 
-LockinRun lockin_run(const LockinOptions& options, const Objective& objective,
-                     const std::string& init, std::uint64_t content_seed) {
-  LockinRun run{init, content_seed, -1, {}};
-  const auto logits = initial_logits(init, objective.geometry.window);
+LockinRun lockin_run(const LockinOptions& options, const Objective& objective, RunSpec spec) {
+  LockinRun run{std::move(spec), -1, {}};
+  const auto logits = initial_logits(run.spec.init, objective.geometry.window);
   const auto start = summarize_gate(gate_from_logits(logits, "init").weights);
-  auto settings = options.dynamics.settings(content_seed);
+  auto settings = options.dynamics.settings(run.spec.content_seed);
   settings.record_every = settings.steps + options.reweight_steps;
   run.reweighted_to =
       options.reweight_steps > 0
@@ -149,26 +150,22 @@ LockinRun lockin_run(const LockinOptions& options, const Objective& objective,
 
 int run_lockin(const LockinOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const auto base = parse_gate(options.init, objective.geometry.window);
-  std::vector<LockinRun> runs;
-  for (int i = 0; i < options.inits; ++i) {
-    for (auto seed : options.dynamics.content_seeds) {
-      runs.push_back({replicate_gate(base, i).spec, seed, -1, {}});
-    }
-  }
+  const auto specs = run_specs(options.init, options.inits, options.dynamics.content_seeds,
+                               objective.geometry.window);
+  std::vector<LockinRun> runs(specs.size());
   const auto count = static_cast<std::int64_t>(runs.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::int64_t k = 0; k < count; ++k) {
-    auto& r = runs[static_cast<std::size_t>(k)];
-    r = lockin_run(options, objective, r.init, r.content_seed);
+    const auto i = static_cast<std::size_t>(k);
+    runs[i] = lockin_run(options, objective, specs[i]);
   }
   int locked = 0, ordered = 0;
   Json list = Json::array();
   for (const auto& r : runs) {
     locked += r.locked() ? 1 : 0;
     ordered += r.result.order_condition ? 1 : 0;
-    list.push_back({{"init", r.init},
-                    {"content_seed", r.content_seed},
+    list.push_back({{"init", r.spec.init},
+                    {"content_seed", r.spec.content_seed},
                     {"init_argmax", r.result.initial.argmax},
                     {"argmax_before_reweight", r.result.at_reweight.argmax},
                     {"max_weight_before_reweight", r.result.at_reweight.max_weight},
@@ -313,8 +310,8 @@ void add_lockin(CLI::App& theorem, Action& action) {
   cmd->callback([options, &action] {
     const auto objective = options->objective.objective();
     validate_dynamics_options(options->dynamics, objective);
-    parse_gate(options->init, objective.geometry.window);
-    require_at_least(options->inits, 1, "--inits");
+    run_specs(options->init, options->inits, options->dynamics.content_seeds,
+              objective.geometry.window);
     require_at_least(options->reweight_steps, 0, "--reweight-steps");
     action = [options](std::ostream& out) { return run_lockin(*options, out); };
   });

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "phasesim/error.hpp"
+#include "phasesim/gate.hpp"
 
 namespace phasesim::cli {
 namespace {
@@ -118,6 +119,17 @@ void put_dynamics(Json& doc, const DynamicsOptions& options) {
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
   require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   validate_dynamics(objective, options.settings(options.content_seeds.front()));
+}
+
+std::vector<RunSpec> run_specs(const std::string& init, int inits,
+                               const std::vector<std::uint64_t>& content_seeds, int window) {
+  require_at_least(inits, 1, "--inits");
+  const auto base = parse_gate(init, window);
+  std::vector<RunSpec> runs;
+  for (int i = 0; i < inits; ++i) {
+    for (auto seed : content_seeds) runs.push_back({replicate_gate(base, i).spec, seed});
+  }
+  return runs;
 }
 
 std::vector<double> parse_range(const std::string& text, const std::string& option) {

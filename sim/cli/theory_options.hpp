@@ -52,6 +52,17 @@ void put_dynamics(Json& doc, const DynamicsOptions& options);
 /// Throws InputError on bad dynamics options (for `objective`).
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective);
 
+/// One dynamics run of a batch: its initial gate and content seed.
+struct RunSpec {
+  std::string init;
+  std::uint64_t content_seed = 0;
+};
+
+/// The batch of `inits` inits (replicate_gate: random:SEED+i:SCALE for a random spec)
+/// times every content seed, init-major. Throws InputError on a bad spec or inits < 1.
+std::vector<RunSpec> run_specs(const std::string& init, int inits,
+                               const std::vector<std::uint64_t>& content_seeds, int window);
+
 /// "a:b:step" (inclusive, a <= b, step > 0) or a comma list; throws InputError naming
 /// `option`.
 std::vector<double> parse_range(const std::string& text, const std::string& option);
