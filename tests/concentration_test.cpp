@@ -10,19 +10,12 @@
 
 #include "phasesim/gate.hpp"
 #include "phasesim/optimize.hpp"
+#include "v4_objective.hpp"
 
 using namespace phasesim;
+using phasesim::test::v4_objective;
 
 namespace {
-
-Objective v4_objective(double beta, RetentionModel model = RetentionModel::normalized) {
-  Objective o;
-  o.geometry = {8, 4};
-  o.beta = beta;
-  o.entries = 32768;
-  o.model = model;
-  return o;
-}
 
 // Is (A_lin(c) - A_lin(0))/c non-decreasing on a fine grid of (0, 1]?
 bool star_shaped_on_grid(double beta, std::int64_t entries) {

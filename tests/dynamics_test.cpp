@@ -9,18 +9,12 @@
 
 #include "phasesim/error.hpp"
 #include "phasesim/gate.hpp"
+#include "v4_objective.hpp"
 
 using namespace phasesim;
+using phasesim::test::v4_objective;
 
 namespace {
-
-Objective v4_objective(double beta) {
-  Objective o;
-  o.geometry = {8, 4};
-  o.beta = beta;
-  o.entries = 32768;
-  return o;
-}
 
 DynamicsRun run_from(const Objective& o, const std::string& init, DynamicsSettings settings) {
   return run_dynamics(o, initial_logits(init, 8), settings);

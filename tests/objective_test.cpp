@@ -10,19 +10,12 @@
 #include "phasesim/concentration.hpp"
 #include "phasesim/error.hpp"
 #include "phasesim/gate.hpp"
+#include "v4_objective.hpp"
 
 using namespace phasesim;
+using phasesim::test::v4_objective;
 
 namespace {
-
-Objective v4_objective(double beta, RetentionModel model) {
-  Objective o;
-  o.geometry = {8, 4};
-  o.beta = beta;
-  o.entries = 32768;
-  o.model = model;
-  return o;
-}
 
 // dJ/db by central differences of J(softmax(b)).
 std::vector<double> logit_differences(const Objective& o, std::vector<double> b) {

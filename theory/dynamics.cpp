@@ -12,9 +12,9 @@
 namespace phasesim {
 namespace {
 
-// The needle's entries for one content draw: entry e holds the needle at slot
-// slots[e] and pools the tokens at offsets slots[e] - s .. from the needle, so entry e's
-// slot j sees the token at offset j - slots[e] in [-(W-1), W-1].
+// The needle's entries for one content draw. Entry e holds the needle at slot slots[e],
+// so its slot j pools the token at offset j - slots[e] from the needle, in [-(W-1), W-1];
+// overlapping entries share those tokens' content noise.
 struct ContentSample {
   std::vector<std::vector<double>> gates;  ///< per entry, softmax(b + tau xi)
   std::vector<double> u;                   ///< per entry, normalized weight of the needle

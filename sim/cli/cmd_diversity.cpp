@@ -14,8 +14,7 @@ namespace phasesim::cli {
 namespace {
 
 struct DiversityOptions {
-  DiversityModel model{4, 12.0, 0.9, {1000.0}};
-  std::vector<int> heads{4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {4, 8, 16, 32, 64, 128, 256, 512, 1024}};
   int samples = 0;
   std::uint64_t seed = 1;
   // Joint training (only with --train-heads).
@@ -41,7 +40,7 @@ Json row_json(const DiversityRow& row) {
 }
 
 void add_samples(const DiversityOptions& options, const DiversityRow& row, Json& json) {
-  const auto s = sample_diversity(options.model, row.heads, options.samples, options.seed);
+  const auto s = sample_diversity(options.t3.model, row.heads, options.samples, options.seed);
   json["sampled_loss"] = s.loss_mean;
   json["sampled_loss_se"] = s.loss_se;
   json["sampled_blind"] = s.blind_mean;
@@ -59,7 +58,7 @@ Json training_json(const DiversityOptions& options, int heads, std::ostream* out
     auto settings = options.training;
     settings.heads = heads;
     settings.seed = options.training.seed + 1000 * static_cast<std::uint64_t>(r);
-    const auto run = train_heads(channel, options.model, settings);
+    const auto run = train_heads(channel, options.t3.model, settings);
     observed[static_cast<std::size_t>(run.blind)] += 1.0 / options.train_runs;
     blind_sum += run.blind, blind_sq += run.blind * run.blind;
     initial_sum += run.initial_blind;
@@ -96,20 +95,16 @@ Json training_json(const DiversityOptions& options, int heads, std::ostream* out
 }
 
 int run_diversity(const DiversityOptions& options, std::ostream& out) {
-  const auto& m = options.model;
+  const auto& m = options.t3.model;
   auto doc = new_document("diversity");
-  doc["stride"] = m.stride;
-  doc["heads"] = options.heads;
-  doc["beta_out"] = m.beta_out;
-  doc["success"] = m.success;
-  doc["answers"] = m.loss.answers;
+  options.t3.put(doc);
   doc["samples"] = options.samples;
   doc["seed"] = options.seed;
   std::vector<DiversityRow> rows;
   Json rows_json = Json::array();
   Table table(
       {"N", "L_balanced", "E[L_random]", "gap", "N*gap", "C", "P(all covered)", "E[blind]"});
-  for (int n : options.heads) {
+  for (int n : options.t3.heads) {
     rows.push_back(diversity_row(m, n));
     const auto& r = rows.back();
     rows_json.push_back(row_json(r));
@@ -147,12 +142,10 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
 }
 
 void validate(DiversityOptions& options) {
-  options.model.validate();
-  require(!options.heads.empty(), "invalid --heads (give at least one N)");
-  for (int n : options.heads) require_at_least(n, 1, "--heads");
+  options.t3.validate();
   require_at_least(options.samples, 0, "--samples");
   if (options.train_heads.empty()) return;
-  options.channel.stride = options.model.stride;
+  options.channel.stride = options.t3.model.stride;
   options.channel.objective();
   for (int h : options.train_heads) require_at_least(h, 1, "--train-heads");
   require_at_least(options.train_runs, 1, "--train-runs");
@@ -170,16 +163,7 @@ void add_diversity_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DiversityOptions>();
   auto* cmd = app.add_subcommand("diversity",
                                  "The 1/N diversification gain and blind phases of N heads (T3)");
-  cmd->add_option("--stride,-S", options->model.stride, "Stride S (phases)")->capture_default_str();
-  cmd->add_option("--heads", options->heads, "Head counts N1,N2,...")
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd->add_option("--beta-out", options->model.beta_out, "Output signal scale beta_o")
-      ->capture_default_str();
-  cmd->add_option("--success", options->model.success, "p, per-head success on a covered phase")
-      ->capture_default_str();
-  cmd->add_option("--answers", options->model.loss.answers, "M competing answers in l(z)")
-      ->capture_default_str();
+  add_diversity_model_options(*cmd, options->t3);
   cmd->add_option("--samples", options->samples,
                   "Also sample K head assignments (Monte Carlo check; 0: exact only)")
       ->capture_default_str();

@@ -45,10 +45,7 @@ int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   auto doc = new_document("optimize");
   put_objective(doc, options.objective);
   doc["weights"] = objective.weights();
-  doc["restarts"] = options.search.restarts;
-  doc["seed"] = options.search.seed;
-  doc["init_scale"] = options.search.init_scale;
-  doc["max_iterations"] = options.search.max_iterations;
+  put_search(doc, options.search);
   doc["gate"] = best.gate;
   doc["objective"] = best.objective;
   doc["per_phase"] = best.per_phase;
@@ -84,15 +81,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
       "optimize", "The gate that maximizes J (L-BFGS on the logits, exact gradients, restarts)");
   add_objective_options(*cmd, options->objective, true,
                         "Phase weights w0,w1,... of J (default uniform)");
-  cmd->add_option("--restarts", options->search.restarts,
-                  "Random starts random:SEED+r:SCALE besides the equal splits")
-      ->capture_default_str();
-  cmd->add_option("--seed", options->search.seed, "SEED of the random starts")
-      ->capture_default_str();
-  cmd->add_option("--init-scale", options->search.init_scale, "SCALE of the random starts")
-      ->capture_default_str();
-  cmd->add_option("--max-iterations", options->search.max_iterations, "L-BFGS iterations per start")
-      ->capture_default_str();
+  add_search_options(*cmd, options->search,
+                     "Random starts random:SEED+r:SCALE besides the equal splits");
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     options->objective.objective();

@@ -66,9 +66,7 @@ int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
   put_objective(doc, options.objective, false);
   doc["beta"] = betas;
   doc["entries"] = options.entries;
-  doc["restarts"] = options.search.restarts;
-  doc["seed"] = options.search.seed;
-  doc["init_scale"] = options.search.init_scale;
+  put_search(doc, options.search);
   Json rows = Json::array(), stars = Json::array();
   Table table({"N", "beta", "k_optimal", "k*_law", "max_weight", "J", "one-hot J"});
   for (auto entries : options.entries) {
@@ -114,13 +112,8 @@ void add_phase_diagram_command(CLI::App& app, Action& action) {
   cmd->add_option("--entries,-N", options->entries, "Entry counts N1,N2,... (entries in all)")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--restarts", options->search.restarts,
-                  "Random starts per cell besides the equal splits and the warm start")
-      ->capture_default_str();
-  cmd->add_option("--seed", options->search.seed, "SEED of the random starts")
-      ->capture_default_str();
-  cmd->add_option("--init-scale", options->search.init_scale, "SCALE of the random starts")
-      ->capture_default_str();
+  add_search_options(*cmd, options->search,
+                     "Random starts per cell besides the equal splits and the warm start");
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     auto objective = options->objective.objective();

@@ -79,8 +79,7 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   auto doc = new_document("theorem concentration");
   put_objective(doc, options.objective);
   doc["weights"] = objective.weights();
-  doc["restarts"] = options.search.restarts;
-  doc["seed"] = options.search.seed;
+  put_search(doc, options.search);
   doc["threshold"] = options.threshold;
   doc["beta_star"] = beta_star;
   doc["k_star_predicted"] = k_star;
@@ -208,18 +207,17 @@ int run_lockin(const LockinOptions& options, std::ostream& out) {
 // ---- diversity (T3) ----
 
 struct DiversityTheoremOptions {
-  DiversityModel model{4, 12.0, 0.9, {1000.0}};
-  std::vector<int> heads{64, 128, 256, 512, 1024};
+  DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {64, 128, 256, 512, 1024}};
   double tolerance = 0.05;
   std::string json;
 };
 
 int run_diversity_theorem(const DiversityTheoremOptions& options, std::ostream& out) {
-  const auto& m = options.model;
+  const auto& m = options.t3.model;
   std::vector<DiversityRow> rows;
   Json rows_json = Json::array();
   double worst_closed_form = 0;  // inclusion-exclusion against the recursion
-  for (int n : options.heads) {
+  for (int n : options.t3.heads) {
     rows.push_back(diversity_row(m, n));
     const auto& r = rows.back();
     worst_closed_form =
@@ -251,11 +249,7 @@ int run_diversity_theorem(const DiversityTheoremOptions& options, std::ostream& 
             (m.stride > 20 || worst_closed_form < 1e-9);
 
   auto doc = new_document("theorem diversity");
-  doc["stride"] = m.stride;
-  doc["heads"] = options.heads;
-  doc["beta_out"] = m.beta_out;
-  doc["success"] = m.success;
-  doc["answers"] = m.loss.answers;
+  options.t3.put(doc);
   doc["tolerance"] = options.tolerance;
   doc["rows"] = rows_json;
   doc["constant_c"] = m.constant();
@@ -277,10 +271,7 @@ void add_concentration(CLI::App& theorem, Action& action) {
       "concentration", "T1: the optimal gate is concentrated (one-hot in the linear model)");
   add_objective_options(*cmd, options->objective, true,
                         "Phase weights w0,w1,... of J (default uniform)");
-  cmd->add_option("--restarts", options->search.restarts, "Random starts of the optimizer")
-      ->capture_default_str();
-  cmd->add_option("--seed", options->search.seed, "SEED of the random starts")
-      ->capture_default_str();
+  add_search_options(*cmd, options->search, "Random starts of the optimizer");
   cmd->add_option("--threshold", options->threshold, "Max weight that counts as concentrated")
       ->capture_default_str();
   add_json_option(*cmd, options->json);
@@ -320,24 +311,13 @@ void add_lockin(CLI::App& theorem, Action& action) {
 void add_diversity(CLI::App& theorem, Action& action) {
   auto options = std::make_shared<DiversityTheoremOptions>();
   auto* cmd = theorem.add_subcommand("diversity", "T3: the diversification gain is C/N + O(1/N^2)");
-  cmd->add_option("--stride,-S", options->model.stride, "Stride S (phases)")->capture_default_str();
-  cmd->add_option("--heads", options->heads, "Head counts N1,N2,... (the largest decides)")
-      ->delimiter(',')
-      ->capture_default_str();
-  cmd->add_option("--beta-out", options->model.beta_out, "Output signal scale beta_o")
-      ->capture_default_str();
-  cmd->add_option("--success", options->model.success, "p, per-head success on a covered phase")
-      ->capture_default_str();
-  cmd->add_option("--answers", options->model.loss.answers, "M competing answers in l(z)")
-      ->capture_default_str();
+  add_diversity_model_options(*cmd, options->t3);
   cmd->add_option("--tolerance", options->tolerance,
                   "Allowed relative error of N*gap against C, and of the slope against -1")
       ->capture_default_str();
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    options->model.validate();
-    require(!options->heads.empty(), "invalid --heads (give at least one N)");
-    for (int n : options->heads) require_at_least(n, 1, "--heads");
+    options->t3.validate();
     require(options->tolerance > 0 && std::isfinite(options->tolerance),
             "invalid --tolerance " + format_number(options->tolerance) + " (must be > 0)");
     action = [options](std::ostream& out) { return run_diversity_theorem(*options, out); };

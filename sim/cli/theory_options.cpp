@@ -69,6 +69,24 @@ void put_objective(Json& doc, const ObjectiveOptions& options, bool point) {
   doc["model"] = options.model;
 }
 
+void add_search_options(CLI::App& command, OptimizeSettings& search,
+                        const std::string& restarts_help) {
+  command.add_option("--restarts", search.restarts, restarts_help)->capture_default_str();
+  command.add_option("--seed", search.seed, "SEED of the random starts random:SEED+r:SCALE")
+      ->capture_default_str();
+  command.add_option("--init-scale", search.init_scale, "SCALE of the random starts")
+      ->capture_default_str();
+  command.add_option("--max-iterations", search.max_iterations, "L-BFGS iterations per start")
+      ->capture_default_str();
+}
+
+void put_search(Json& doc, const OptimizeSettings& search) {
+  doc["restarts"] = search.restarts;
+  doc["seed"] = search.seed;
+  doc["init_scale"] = search.init_scale;
+  doc["max_iterations"] = search.max_iterations;
+}
+
 DynamicsSettings DynamicsOptions::settings(std::uint64_t content_seed) const {
   DynamicsSettings s;
   s.steps = steps;
@@ -119,6 +137,34 @@ void put_dynamics(Json& doc, const DynamicsOptions& options) {
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
   require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   validate_dynamics(objective, options.settings(options.content_seeds.front()));
+}
+
+void DiversityModelOptions::validate() const {
+  model.validate();
+  require(!heads.empty(), "invalid --heads (give at least one N)");
+  for (int n : heads) require_at_least(n, 1, "--heads");
+}
+
+void DiversityModelOptions::put(Json& doc) const {
+  doc["stride"] = model.stride;
+  doc["heads"] = heads;
+  doc["beta_out"] = model.beta_out;
+  doc["success"] = model.success;
+  doc["answers"] = model.loss.answers;
+}
+
+void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options) {
+  command.add_option("--stride,-S", options.model.stride, "Stride S (phases)")
+      ->capture_default_str();
+  command.add_option("--heads", options.heads, "Head counts N1,N2,...")
+      ->delimiter(',')
+      ->capture_default_str();
+  command.add_option("--beta-out", options.model.beta_out, "Output signal scale beta_o")
+      ->capture_default_str();
+  command.add_option("--success", options.model.success, "p, per-head success on a covered phase")
+      ->capture_default_str();
+  command.add_option("--answers", options.model.loss.answers, "M competing answers in l(z)")
+      ->capture_default_str();
 }
 
 std::vector<RunSpec> run_specs(const std::string& init, int inits,

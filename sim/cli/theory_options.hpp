@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "cli/output.hpp"
+#include "phasesim/diversity.hpp"
 #include "phasesim/dynamics.hpp"
 #include "phasesim/objective.hpp"
+#include "phasesim/optimize.hpp"
 
 namespace phasesim::cli {
 
@@ -32,6 +34,12 @@ void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool po
 /// The objective's parameters under their option names (beta, entries when `point`).
 void put_objective(Json& doc, const ObjectiveOptions& options, bool point = true);
 
+/// The optimizer's --restarts (with `restarts_help`), --seed, --init-scale and
+/// --max-iterations.
+void add_search_options(CLI::App& command, OptimizeSettings& search,
+                        const std::string& restarts_help);
+void put_search(Json& doc, const OptimizeSettings& search);
+
 /// Dynamics options: --steps, --lr, --max-logit-step, --update, --content-noise,
 /// --content-seed (one or several), --content-samples.
 struct DynamicsOptions {
@@ -51,6 +59,19 @@ void add_dynamics_options(CLI::App& command, DynamicsOptions& options);
 void put_dynamics(Json& doc, const DynamicsOptions& options);
 /// Throws InputError on bad dynamics options (for `objective`).
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective);
+
+/// The T3 model and head counts: --stride, --heads, --beta-out, --success, --answers.
+struct DiversityModelOptions {
+  DiversityModel model;
+  std::vector<int> heads;
+
+  /// Throws InputError naming the options.
+  void validate() const;
+  /// Their values under their option names.
+  void put(Json& doc) const;
+};
+
+void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options);
 
 /// One dynamics run of a batch: its initial gate and content seed.
 struct RunSpec {
