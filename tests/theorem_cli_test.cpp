@@ -172,6 +172,8 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
        "logits:a,b,... or random:SEED[:SCALE])"},
       {"diversity --success 2", "phasesim diversity: invalid --success 2 (must be in [0, 1])"},
       {"diversity --heads 0", "phasesim diversity: invalid --heads 0 (must be at least 1)"},
+      {"diversity --heads 4,20000000",
+       "phasesim diversity: invalid --heads 20000000 (must be at most 10000000)"},
       {"diversity --beta-out -1",
        "phasesim diversity: invalid --beta-out -1 (must be finite and >= 0)"},
       {"diversity --train-heads 4 --train-runs 0",

@@ -136,6 +136,9 @@ double p_all_covered_inclusion_exclusion(int stride, int heads) {
 DiversityRow diversity_row(const DiversityModel& model, int heads) {
   model.validate();
   require(heads >= 1, "invalid --heads " + std::to_string(heads) + " (each must be at least 1)");
+  // The exact sums take O(N S) work: beyond 1e7 heads the expansion C/N is exact anyway.
+  require(heads <= 10000000,
+          "invalid --heads " + std::to_string(heads) + " (each must be at most 10000000)");
   DiversityRow row;
   row.heads = heads;
   const double mu = model.beta_out * model.success / model.stride;

@@ -142,7 +142,10 @@ void validate_dynamics_options(const DynamicsOptions& options, const Objective& 
 void DiversityModelOptions::validate() const {
   model.validate();
   require(!heads.empty(), "invalid --heads (give at least one N)");
-  for (int n : heads) require_at_least(n, 1, "--heads");
+  for (int n : heads) {
+    require_at_least(n, 1, "--heads");
+    require(n <= 10000000, "invalid --heads " + std::to_string(n) + " (must be at most 10000000)");
+  }
 }
 
 void DiversityModelOptions::put(Json& doc) const {
