@@ -57,7 +57,7 @@ TEST_CASE("u = 0 gives chance m/N exactly") {
   }
 }
 
-TEST_CASE("u = 1 removes the needle's noise: A(1; beta, N) = Phi(beta)^(N-1)") {
+TEST_CASE("u = 1 removes the needle's noise: A(1, beta, N) = Phi(beta)^(N-1)") {
   for (std::int64_t n : {2, 1024, 32768, 10000000}) {
     for (double beta : {2.0, 4.5, 6.0}) {
       const double exact = std::exp(static_cast<double>(n - 1) * log_normal_cdf(beta));

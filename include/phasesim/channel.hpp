@@ -30,6 +30,23 @@ struct ChannelValue {
 /// and beyond. Throws InputError on sd outside [0, 1] or non-finite means.
 ChannelValue needle_success(std::span<const NeedleEntry> needle, std::int64_t distractors);
 
+/// The success probability and its partial derivatives with respect to each needle
+/// entry's mean and sd, from the same quadrature as needle_success.
+struct ChannelGradient {
+  double probability = 0;
+  double error_estimate = 0;
+  std::vector<double> d_mean;  ///< dP/d mean_s
+  std::vector<double> d_sd;    ///< dP/d sd_s (0 at sd = 0, its limit there)
+};
+
+/// needle_success with its gradient: differentiating under the integral, the needle
+/// factor 1 - prod Phi(z_s), z_s = (y - mean_s)/sd_s, gives dP/dmean_s =
+/// E[phi(z_s)/sd_s prod_{s' != s} Phi(z_s')] over the distractor maximum y, and
+/// dP/dsd_s the same with an extra factor z_s. An entry with sd = 0 is a step at its
+/// mean, so its dP/dmean_s is the density of the maximum there times the other factors.
+ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
+                                        std::int64_t distractors);
+
 /// Throws InputError unless beta is finite and >= 0, every u is in [0, 1] and there are
 /// at least as many entries as needle entries. Messages name the CLI options.
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries);
@@ -37,6 +54,17 @@ void validate_channel_inputs(double beta, std::span<const double> u, std::int64_
 /// Success of a needle whose m entries have normalized weights `u` among `entries` in
 /// all (entries - m distractors): the multi-entry integral of MODEL.md section 4.
 double success_probability(double beta, std::span<const double> u, std::int64_t entries);
+
+/// A success probability and its derivatives dP/du_s in the normalized model.
+struct SuccessGradient {
+  double probability = 0;
+  std::vector<double> d_u;
+};
+
+/// success_probability with dP/du_s = beta dP/dmean_s - u_s/sqrt(1 - u_s^2) dP/dsd_s.
+/// At u_s = 1 it is the one-sided limit beta F(beta) - F'(beta), with F the density of
+/// the distractor maximum times the other entries' factors; at most one u may be 1.
+SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries);
 
 /// The single-entry building block A(u; beta, N): one needle entry, N entries in all.
 /// A(0; beta, N) = 1/N (chance) and A(1; beta, N) = Phi(beta)^(N-1).

@@ -39,6 +39,11 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   add_niah_command(*app, action);
+  add_optimize_command(*app, action);
+  add_phase_diagram_command(*app, action);
+  add_dynamics_command(*app, action);
+  add_diversity_command(*app, action);
+  add_theorem_command(*app, action);
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
   return app;

@@ -27,6 +27,12 @@ void add_channel_command(CLI::App& app, Action& action);
 void add_niah_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+// Theorems (theory/THEORY.md).
+void add_optimize_command(CLI::App& app, Action& action);
+void add_phase_diagram_command(CLI::App& app, Action& action);
+void add_dynamics_command(CLI::App& app, Action& action);
+void add_diversity_command(CLI::App& app, Action& action);
+void add_theorem_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);

@@ -1,0 +1,199 @@
+// phasesim diversity: the 1/N diversification gain and blind phases (Theorem 3), and
+// joint training of several heads on the output loss.
+#include <cmath>
+#include <memory>
+#include <ostream>
+
+#include "cli/command.hpp"
+#include "cli/output.hpp"
+#include "cli/theory_options.hpp"
+#include "phasesim/diversity.hpp"
+#include "phasesim/error.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+struct DiversityOptions {
+  DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {4, 8, 16, 32, 64, 128, 256, 512, 1024}};
+  int samples = 0;
+  std::uint64_t seed = 1;
+  // Joint training (only with --train-heads).
+  ObjectiveOptions channel;
+  std::vector<int> train_heads;
+  int train_runs = 12;
+  TrainingSettings training;
+  std::string json;
+};
+
+Json row_json(const DiversityRow& row) {
+  return {{"heads", row.heads},
+          {"loss_balanced", row.loss_balanced},
+          {"loss_random", row.loss_random},
+          {"gap", row.gap},
+          {"gap_times_n", row.gap_times_n},
+          {"constant_c", row.constant_c},
+          {"gap_second_order", row.gap_second_order},
+          {"p_all_covered", row.p_all_covered},
+          {"p_some_blind", 1 - row.p_all_covered},
+          {"expected_blind", row.expected_blind},
+          {"blind_distribution", row.blind_distribution}};
+}
+
+void add_samples(const DiversityOptions& options, const DiversityRow& row, Json& json) {
+  const auto s = sample_diversity(options.t3.model, row.heads, options.samples, options.seed);
+  json["sampled_loss"] = s.loss_mean;
+  json["sampled_loss_se"] = s.loss_se;
+  json["sampled_blind"] = s.blind_mean;
+  json["sampled_blind_se"] = s.blind_se;
+}
+
+// R training runs of H heads: observed blind phases against the multinomial law.
+Json training_json(const DiversityOptions& options, int heads, std::ostream* out) {
+  auto channel = options.channel.objective();
+  std::vector<double> observed(static_cast<std::size_t>(channel.geometry.stride) + 1, 0.0);
+  double blind_sum = 0, blind_sq = 0, initial_sum = 0;
+  int kept = 0;
+  Json runs = Json::array();
+  for (int r = 0; r < options.train_runs; ++r) {
+    auto settings = options.training;
+    settings.heads = heads;
+    settings.seed = options.training.seed + 1000 * static_cast<std::uint64_t>(r);
+    const auto run = train_heads(channel, options.t3.model, settings);
+    observed[static_cast<std::size_t>(run.blind)] += 1.0 / options.train_runs;
+    blind_sum += run.blind, blind_sq += run.blind * run.blind;
+    initial_sum += run.initial_blind;
+    kept += run.kept;
+    runs.push_back({{"seed", settings.seed},
+                    {"coverage", run.coverage},
+                    {"blind", run.blind},
+                    {"initial_blind", run.initial_blind},
+                    {"kept", run.kept},
+                    {"initial_loss", run.initial_loss},
+                    {"final_loss", run.final_loss}});
+  }
+  const double n = options.train_runs, mean = blind_sum / n;
+  const double se = n > 1 ? std::sqrt((blind_sq - n * mean * mean) / (n - 1) / n) : 0.0;
+  const double predicted =
+      channel.geometry.stride * std::pow(1 - 1.0 / channel.geometry.stride, heads);
+  if (out) {
+    *out << "  H=" << heads << ": blind phases " << fixed(mean, 3) << " +- " << fixed(se, 3)
+         << " (multinomial " << fixed(predicted, 3) << "; at init " << fixed(initial_sum / n, 3)
+         << "), heads on their initial argmax's phase " << kept << " of "
+         << heads * options.train_runs << '\n';
+  }
+  return {{"heads", heads},
+          {"runs", options.train_runs},
+          {"blind_mean", mean},
+          {"blind_se", se},
+          {"blind_predicted", predicted},
+          {"blind_initial_mean", initial_sum / n},
+          {"blind_distribution_observed", observed},
+          {"blind_distribution_predicted", blind_distribution(channel.geometry.stride, heads)},
+          {"heads_kept", kept},
+          {"heads_total", heads * options.train_runs},
+          {"per_run", runs}};
+}
+
+int run_diversity(const DiversityOptions& options, std::ostream& out) {
+  const auto& m = options.t3.model;
+  auto doc = new_document("diversity");
+  options.t3.put(doc);
+  doc["samples"] = options.samples;
+  doc["seed"] = options.seed;
+  std::vector<DiversityRow> rows;
+  Json rows_json = Json::array();
+  Table table(
+      {"N", "L_balanced", "E[L_random]", "gap", "N*gap", "C", "P(all covered)", "E[blind]"});
+  for (int n : options.t3.heads) {
+    rows.push_back(diversity_row(m, n));
+    const auto& r = rows.back();
+    rows_json.push_back(row_json(r));
+    if (options.samples > 0) add_samples(options, r, rows_json.back());
+    table.add_row({std::to_string(n), fixed(r.loss_balanced, 8), fixed(r.loss_random, 8),
+                   fixed(r.gap, 10), fixed(r.gap_times_n, 6), fixed(r.constant_c, 6),
+                   fixed(r.p_all_covered, 6), fixed(r.expected_blind, 4)});
+  }
+  doc["rows"] = rows_json;
+  doc["slope"] = log_log_slope(rows);
+  doc["constant_c"] = m.constant();
+  const bool table_out = wants_table(options.json);
+  if (table_out) {
+    out << "diversification gain, S=" << m.stride << " beta_o=" << m.beta_out << " p=" << m.success
+        << " M=" << m.loss.answers << " (exact over the multinomial head assignment)\n";
+    table.print(out);
+    out << "\nlog-log slope of the gap: " << fixed(doc["slope"].get<double>(), 4) << '\n';
+  }
+  if (!options.train_heads.empty()) {
+    put_objective(doc, options.channel);
+    doc["train_heads"] = options.train_heads;
+    doc["train_runs"] = options.train_runs;
+    doc["train_steps"] = options.training.steps;
+    doc["lr"] = options.training.lr;
+    doc["init_scale"] = options.training.init_scale;
+    doc["train_seed"] = options.training.seed;
+    if (table_out) out << "\njoint training (each head its own gate, output loss on top):\n";
+    Json training = Json::array();
+    for (int h : options.train_heads)
+      training.push_back(training_json(options, h, table_out ? &out : nullptr));
+    doc["training"] = training;
+  }
+  write_json(options.json, doc);
+  return kSuccess;
+}
+
+void validate(DiversityOptions& options) {
+  options.t3.validate();
+  require_at_least(options.samples, 0, "--samples");
+  if (options.train_heads.empty()) return;
+  options.channel.stride = options.t3.model.stride;
+  options.channel.objective();
+  for (int h : options.train_heads) require_at_least(h, 1, "--train-heads");
+  require_at_least(options.train_runs, 1, "--train-runs");
+  require_at_least(options.training.steps, 1, "--train-steps");
+  require(std::isfinite(options.training.lr) && options.training.lr > 0,
+          "invalid --lr " + format_number(options.training.lr) + " (must be finite and > 0)");
+  require(std::isfinite(options.training.init_scale) && options.training.init_scale >= 0,
+          "invalid --init-scale " + format_number(options.training.init_scale) +
+              " (must be finite and >= 0)");
+}
+
+}  // namespace
+
+void add_diversity_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<DiversityOptions>();
+  auto* cmd = app.add_subcommand("diversity",
+                                 "The 1/N diversification gain and blind phases of N heads (T3)");
+  add_diversity_model_options(*cmd, options->t3);
+  cmd->add_option("--samples", options->samples,
+                  "Also sample K head assignments (Monte Carlo check; 0: exact only)")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the sampled assignments")
+      ->capture_default_str();
+  cmd->add_option("--train-heads", options->train_heads,
+                  "Also train H1,H2,... heads jointly on the output loss (T3)")
+      ->delimiter(',');
+  cmd->add_option("--train-runs", options->train_runs, "Training runs per head count")
+      ->capture_default_str();
+  cmd->add_option("--train-steps", options->training.steps, "Training steps")
+      ->capture_default_str();
+  cmd->add_option("--train-seed", options->training.seed,
+                  "Run r, head h starts from random:TRAIN_SEED+1000r+h:SCALE")
+      ->capture_default_str();
+  cmd->add_option("--lr", options->training.lr, "Training learning rate (as in dynamics)")
+      ->capture_default_str();
+  cmd->add_option("--init-scale", options->training.init_scale, "SCALE of the head inits")
+      ->capture_default_str();
+  cmd->add_option("--window,-W", options->channel.window, "Window W of the heads' channel")
+      ->capture_default_str();
+  cmd->add_option("--beta", options->channel.beta, "beta of the heads' channel")
+      ->capture_default_str();
+  cmd->add_option("--entries,-N", options->channel.entries, "Entries N of the heads' channel")
+      ->capture_default_str();
+  add_json_option(*cmd, options->json);
+  cmd->callback([options, &action] {
+    validate(*options);
+    action = [options](std::ostream& out) { return run_diversity(*options, out); };
+  });
+}
+
+}  // namespace phasesim::cli

@@ -1,0 +1,208 @@
+#include "cli/theory_options.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "phasesim/error.hpp"
+#include "phasesim/gate.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+double parse_double(const std::string& text, const std::string& option, const std::string& whole) {
+  double value = 0;
+  const auto* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  require(result.ec == std::errc() && result.ptr == end && std::isfinite(value),
+          "invalid " + option + " " + whole + " (use a:b:step or a comma list of numbers)");
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (auto end = text.find(separator); end != std::string::npos;
+       start = end + 1, end = text.find(separator, start)) {
+    parts.push_back(text.substr(start, end - start));
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+}  // namespace
+
+Objective ObjectiveOptions::objective() const {
+  Objective o;
+  o.geometry = {window, stride};
+  o.beta = beta;
+  o.entries = entries;
+  o.model = parse_retention_model(model);
+  o.phase_weights = weights;
+  o.validate();
+  if (!weights.empty()) o.phase_weights = normalized_phase_weights(weights, stride);
+  return o;
+}
+
+void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool point,
+                           const std::string& weights) {
+  command.add_option("--window,-W", options.window, "Window W (tokens per entry)")
+      ->capture_default_str();
+  command.add_option("--stride,-S", options.stride, "Stride S (tokens between entries)")
+      ->capture_default_str();
+  if (point) {
+    command.add_option("--beta", options.beta, "Signal strength beta >= 0")->capture_default_str();
+    command.add_option("--entries,-N", options.entries, "Entries N in all (the needle's included)")
+        ->capture_default_str();
+  }
+  command
+      .add_option("--model", options.model,
+                  "normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a)")
+      ->capture_default_str();
+  if (!weights.empty()) command.add_option("--weights", options.weights, weights)->delimiter(',');
+}
+
+void put_objective(Json& doc, const ObjectiveOptions& options, bool point) {
+  doc["window"] = options.window;
+  doc["stride"] = options.stride;
+  if (point) doc["beta"] = options.beta;
+  if (point) doc["entries"] = options.entries;
+  doc["model"] = options.model;
+}
+
+void add_search_options(CLI::App& command, OptimizeSettings& search,
+                        const std::string& restarts_help) {
+  command.add_option("--restarts", search.restarts, restarts_help)->capture_default_str();
+  command.add_option("--seed", search.seed, "SEED of the random starts random:SEED+r:SCALE")
+      ->capture_default_str();
+  command.add_option("--init-scale", search.init_scale, "SCALE of the random starts")
+      ->capture_default_str();
+  command.add_option("--max-iterations", search.max_iterations, "L-BFGS iterations per start")
+      ->capture_default_str();
+}
+
+void put_search(Json& doc, const OptimizeSettings& search) {
+  doc["restarts"] = search.restarts;
+  doc["seed"] = search.seed;
+  doc["init_scale"] = search.init_scale;
+  doc["max_iterations"] = search.max_iterations;
+}
+
+DynamicsSettings DynamicsOptions::settings(std::uint64_t content_seed) const {
+  DynamicsSettings s;
+  s.steps = steps;
+  s.lr = lr;
+  s.max_logit_step = max_logit_step;
+  s.rule = parse_update_rule(update);
+  s.content = {content_noise, content_seed, content_samples};
+  return s;
+}
+
+void add_dynamics_options(CLI::App& command, DynamicsOptions& options) {
+  command.add_option("--steps", options.steps, "Ascent steps")->capture_default_str();
+  command.add_option("--lr", options.lr, "Learning rate (step size per unit gradient)")
+      ->capture_default_str();
+  command
+      .add_option("--max-logit-step", options.max_logit_step,
+                  "Split a step that would move a logit by more than this (follow the flow)")
+      ->capture_default_str();
+  command
+      .add_option("--update", options.update,
+                  "gradient (b += lr dJ/db) or replicator (b += lr dJ/dg, mirror ascent)")
+      ->capture_default_str();
+  command
+      .add_option("--content-noise", options.content_noise,
+                  "tau: gate logits b + tau xi per token in the needle's entries (0: none)")
+      ->capture_default_str();
+  command
+      .add_option("--content-seed", options.content_seeds,
+                  "Seed(s) of the content draws, comma-separated: one run per seed")
+      ->delimiter(',')
+      ->capture_default_str();
+  command
+      .add_option("--content-samples", options.content_samples,
+                  "Needle contexts per phase and step (antithetic pairs)")
+      ->capture_default_str();
+}
+
+void put_dynamics(Json& doc, const DynamicsOptions& options) {
+  doc["steps"] = options.steps;
+  doc["lr"] = options.lr;
+  doc["max_logit_step"] = options.max_logit_step;
+  doc["update"] = options.update;
+  doc["content_noise"] = options.content_noise;
+  doc["content_seed"] = options.content_seeds;
+  doc["content_samples"] = options.content_samples;
+}
+
+void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
+  require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
+  validate_dynamics(objective, options.settings(options.content_seeds.front()));
+}
+
+void DiversityModelOptions::validate() const {
+  model.validate();
+  require(!heads.empty(), "invalid --heads (give at least one N)");
+  for (int n : heads) {
+    require_at_least(n, 1, "--heads");
+    require(n <= 10000000, "invalid --heads " + std::to_string(n) + " (must be at most 10000000)");
+  }
+}
+
+void DiversityModelOptions::put(Json& doc) const {
+  doc["stride"] = model.stride;
+  doc["heads"] = heads;
+  doc["beta_out"] = model.beta_out;
+  doc["success"] = model.success;
+  doc["answers"] = model.loss.answers;
+}
+
+void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options) {
+  command.add_option("--stride,-S", options.model.stride, "Stride S (phases)")
+      ->capture_default_str();
+  command.add_option("--heads", options.heads, "Head counts N1,N2,...")
+      ->delimiter(',')
+      ->capture_default_str();
+  command.add_option("--beta-out", options.model.beta_out, "Output signal scale beta_o")
+      ->capture_default_str();
+  command.add_option("--success", options.model.success, "p, per-head success on a covered phase")
+      ->capture_default_str();
+  command.add_option("--answers", options.model.loss.answers, "M competing answers in l(z)")
+      ->capture_default_str();
+}
+
+std::vector<RunSpec> run_specs(const std::string& init, int inits,
+                               const std::vector<std::uint64_t>& content_seeds, int window) {
+  require_at_least(inits, 1, "--inits");
+  const auto base = parse_gate(init, window);
+  std::vector<RunSpec> runs;
+  for (int i = 0; i < inits; ++i) {
+    for (auto seed : content_seeds) runs.push_back({replicate_gate(base, i).spec, seed});
+  }
+  return runs;
+}
+
+std::vector<double> parse_range(const std::string& text, const std::string& option) {
+  const auto parts = split(text, ':');
+  std::vector<double> values;
+  if (parts.size() == 1) {
+    for (const auto& item : split(text, ',')) values.push_back(parse_double(item, option, text));
+    return values;
+  }
+  require(parts.size() == 3,
+          "invalid " + option + " " + text + " (use a:b:step or a comma list of numbers)");
+  const double a = parse_double(parts[0], option, text), b = parse_double(parts[1], option, text),
+               step = parse_double(parts[2], option, text);
+  require(step > 0 && a <= b,
+          "invalid " + option + " " + text + " (a:b:step needs a <= b and step > 0)");
+  const auto count = static_cast<int>(std::floor((b - a) / step + 1e-9));
+  require(count < 10000, "invalid " + option + " " + text + " (more than 10000 values)");
+  for (int i = 0; i <= count; ++i) values.push_back(a + i * step);
+  return values;
+}
+
+void require_at_least(std::int64_t value, std::int64_t least, const std::string& option) {
+  require(value >= least, "invalid " + option + " " + std::to_string(value) +
+                              " (must be at least " + std::to_string(least) + ")");
+}
+
+}  // namespace phasesim::cli

@@ -1,0 +1,94 @@
+#pragma once
+// Options shared by the theorem commands (optimize, phase-diagram, dynamics, theorem):
+// the objective J (geometry, beta, entries, model, phase weights) and its JSON echo.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/output.hpp"
+#include "phasesim/diversity.hpp"
+#include "phasesim/dynamics.hpp"
+#include "phasesim/objective.hpp"
+#include "phasesim/optimize.hpp"
+
+namespace phasesim::cli {
+
+struct ObjectiveOptions {
+  int window = 8;
+  int stride = 4;
+  double beta = 4.5;
+  std::int64_t entries = 32768;
+  std::string model = "normalized";
+  std::vector<double> weights;  ///< phase weights; empty = uniform
+
+  /// The validated objective (throws InputError naming the options).
+  Objective objective() const;
+};
+
+/// --window, --stride, --model and (unless `point` is false: phase-diagram takes lists)
+/// --beta and --entries; --weights (phase weights of J) when `weights` names its help.
+void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool point = true,
+                           const std::string& weights = "");
+
+/// The objective's parameters under their option names (beta, entries when `point`).
+void put_objective(Json& doc, const ObjectiveOptions& options, bool point = true);
+
+/// The optimizer's --restarts (with `restarts_help`), --seed, --init-scale and
+/// --max-iterations.
+void add_search_options(CLI::App& command, OptimizeSettings& search,
+                        const std::string& restarts_help);
+void put_search(Json& doc, const OptimizeSettings& search);
+
+/// Dynamics options: --steps, --lr, --max-logit-step, --update, --content-noise,
+/// --content-seed (one or several), --content-samples.
+struct DynamicsOptions {
+  int steps = 2000;
+  double lr = 20;
+  double max_logit_step = 0.1;
+  std::string update = "gradient";
+  double content_noise = 0;
+  std::vector<std::uint64_t> content_seeds{1};
+  int content_samples = 16;
+
+  /// Settings for one content seed (reweighting and recording are the caller's).
+  DynamicsSettings settings(std::uint64_t content_seed) const;
+};
+
+void add_dynamics_options(CLI::App& command, DynamicsOptions& options);
+void put_dynamics(Json& doc, const DynamicsOptions& options);
+/// Throws InputError on bad dynamics options (for `objective`).
+void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective);
+
+/// The T3 model and head counts: --stride, --heads, --beta-out, --success, --answers.
+struct DiversityModelOptions {
+  DiversityModel model;
+  std::vector<int> heads;
+
+  /// Throws InputError naming the options.
+  void validate() const;
+  /// Their values under their option names.
+  void put(Json& doc) const;
+};
+
+void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options);
+
+/// One dynamics run of a batch: its initial gate and content seed.
+struct RunSpec {
+  std::string init;
+  std::uint64_t content_seed = 0;
+};
+
+/// The batch of `inits` inits (replicate_gate: random:SEED+i:SCALE for a random spec)
+/// times every content seed, init-major. Throws InputError on a bad spec or inits < 1.
+std::vector<RunSpec> run_specs(const std::string& init, int inits,
+                               const std::vector<std::uint64_t>& content_seeds, int window);
+
+/// "a:b:step" (inclusive, a <= b, step > 0) or a comma list; throws InputError naming
+/// `option`.
+std::vector<double> parse_range(const std::string& text, const std::string& option);
+
+/// Throws InputError unless `value` >= `least`: "invalid --name v (must be at least l)".
+void require_at_least(std::int64_t value, std::int64_t least, const std::string& option);
+
+}  // namespace phasesim::cli
