@@ -194,3 +194,20 @@ TEST_CASE("streamed full-vector argmax equals a naive reference that stores ever
     }
   }
 }
+
+TEST_CASE("normal_pair is Random123's Box-Muller bit for bit on the CPU") {
+  // The GPU engine needs normal_pair written out (see random.hpp); the CPU draws must not move.
+  const RandomStream stream(123456789, 7, 3, Stream::key);
+  for (std::uint32_t index = 0; index < 2000; ++index) {
+    for (std::uint32_t block = 0; block < 3; ++block) {
+      const auto w = stream.bits(index, block);
+      const auto join = [](std::uint32_t lo, std::uint32_t hi) {
+        return static_cast<std::uint64_t>(hi) << 32 | lo;
+      };
+      const auto expected = r123::boxmuller(join(w[0], w[1]), join(w[2], w[3]));
+      const auto pair = stream.normal_pair(index, block);
+      CHECK(pair.x == expected.x);
+      CHECK(pair.y == expected.y);
+    }
+  }
+}
