@@ -9,7 +9,7 @@ using phasesim::test::run_cli;
 using phasesim::test::run_json;
 
 TEST_CASE("every command has --help") {
-  for (const char* command : {"coverage", "channel", "niah", "sweep", "demo"}) {
+  for (const char* command : {"coverage", "channel", "niah", "sweep", "demo", "gpu-check"}) {
     const auto result = run_cli(std::string(command) + " --help");
     CHECK(result.status == 0);
     CHECK(result.out.find("--help") != std::string::npos);
@@ -93,7 +93,8 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "phasesim coverage: The following arguments were not expected: 3 --bogus (see "
        "'phasesim coverage --help')"},
       {"frobnicate",
-       "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, sweep, demo)"},
+       "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, sweep, demo, "
+       "gpu-check)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.arguments);

@@ -41,6 +41,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_niah_command(*app, action);
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
+  add_gpu_check_command(*app, action);
   return app;
 }
 

@@ -18,6 +18,7 @@ enum ExitStatus : int {
   kInternalError = 1,
   kBadInput = 2,          ///< the user's input is invalid; nothing was written
   kPredictionFailed = 3,  ///< `theorem`: the numerical check disagrees with the prediction
+  kParityFailed = 4,      ///< `gpu-check`: the gpu and CPU full engines disagree
 };
 
 using Action = std::function<int(std::ostream& out)>;
@@ -27,6 +28,7 @@ void add_channel_command(CLI::App& app, Action& action);
 void add_niah_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_gpu_check_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);
