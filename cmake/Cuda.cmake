@@ -3,6 +3,9 @@
 # support"; ON requires CUDA; OFF never looks. Sets PHASESIM_HAVE_CUDA.
 set(PHASESIM_CUDA AUTO CACHE STRING "Build the CUDA gpu engine: AUTO (when nvcc is found), ON or OFF")
 set_property(CACHE PHASESIM_CUDA PROPERTY STRINGS AUTO ON OFF)
+if(NOT PHASESIM_CUDA MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "phasesim: invalid PHASESIM_CUDA=${PHASESIM_CUDA} (use AUTO, ON or OFF)")
+endif()
 
 set(PHASESIM_HAVE_CUDA OFF)
 if(NOT PHASESIM_CUDA STREQUAL "OFF")
@@ -36,7 +39,8 @@ endif()
 if(PHASESIM_HAVE_CUDA)
   message(STATUS "phasesim: gpu engine built with CUDA ${CMAKE_CUDA_COMPILER_VERSION} "
                  "(architectures ${CMAKE_CUDA_ARCHITECTURES})")
+elseif(PHASESIM_CUDA STREQUAL "OFF")
+  message(STATUS "phasesim: gpu engine not built (PHASESIM_CUDA=OFF); --engine gpu will say so")
 else()
-  message(STATUS "phasesim: gpu engine not built (PHASESIM_CUDA=${PHASESIM_CUDA}, no CUDA compiler "
-                 "used); --engine gpu will say so")
+  message(STATUS "phasesim: gpu engine not built (no CUDA compiler found); --engine gpu will say so")
 endif()
