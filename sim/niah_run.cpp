@@ -4,7 +4,6 @@
 #include "phasesim/estimate.hpp"
 
 namespace phasesim {
-namespace {
 
 NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
   NiahResult result;
@@ -31,6 +30,8 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
   result.summary = summarize(result.groups, table.trials());
   return result;
 }
+
+namespace {
 
 // Exact: heads are independent given the needle position, so they combine phase by phase,
 // and each group averages over the exact phase distribution of its needle positions.

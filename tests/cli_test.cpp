@@ -9,8 +9,9 @@ using phasesim::test::run_cli;
 using phasesim::test::run_json;
 
 TEST_CASE("every command has --help") {
-  for (const char* command : {"coverage", "channel", "niah", "optimize", "phase-diagram",
-                              "dynamics", "diversity", "theorem", "sweep", "demo"}) {
+  for (const char* command :
+       {"coverage", "channel", "niah", "gpu-check", "optimize", "phase-diagram", "dynamics",
+        "diversity", "theorem", "sweep", "demo"}) {
     const auto result = run_cli(std::string(command) + " --help");
     CHECK(result.status == 0);
     CHECK(result.out.find("--help") != std::string::npos);
@@ -94,8 +95,8 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "phasesim coverage: The following arguments were not expected: 3 --bogus (see "
        "'phasesim coverage --help')"},
       {"frobnicate",
-       "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, optimize, "
-       "phase-diagram, dynamics, diversity, theorem, sweep, demo)"},
+       "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, gpu-check, "
+       "optimize, phase-diagram, dynamics, diversity, theorem, sweep, demo)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.arguments);

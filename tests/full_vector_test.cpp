@@ -194,3 +194,110 @@ TEST_CASE("streamed full-vector argmax equals a naive reference that stores ever
     }
   }
 }
+
+TEST_CASE("normal_pair is Random123's Box-Muller bit for bit on the CPU") {
+  // The GPU engine needs normal_pair written out (see random.hpp); the CPU draws must not move.
+  const RandomStream stream(123456789, 7, 3, Stream::key);
+  for (std::uint32_t index = 0; index < 2000; ++index) {
+    for (std::uint32_t block = 0; block < 3; ++block) {
+      const auto w = stream.bits(index, block);
+      const auto join = [](std::uint32_t lo, std::uint32_t hi) {
+        return static_cast<std::uint64_t>(hi) << 32 | lo;
+      };
+      const auto expected = r123::boxmuller(join(w[0], w[1]), join(w[2], w[3]));
+      const auto pair = stream.normal_pair(index, block);
+      CHECK(pair.x == expected.x);
+      CHECK(pair.y == expected.y);
+    }
+  }
+}
+
+TEST_CASE("Argmax::merge in any order gives the sequential scan's answer, ties included") {
+  // Logits of entries 0..7 with a three-way tie for the maximum at 2, 5 and 6.
+  const double logits[8] = {1.0, -2.0, 3.0, 0.5, 3.0 - 1e-12, 3.0, 3.0, -1.0};
+  Argmax sequential;
+  for (int j = 0; j < 8; ++j) sequential.offer(j, logits[j]);
+  REQUIRE(sequential.entry == 2);
+  // Split 0..7 at every subset of the seven inner cut points; merge the ranges backwards.
+  for (int cuts = 0; cuts < 128; ++cuts) {
+    std::vector<Argmax> ranges(1);
+    for (int j = 0; j < 8; ++j) {
+      if (j > 0 && (cuts >> (j - 1) & 1)) ranges.emplace_back();
+      ranges.back().offer(j, logits[j]);
+    }
+    Argmax merged;
+    for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) merged.merge(*r);
+    CHECK(merged.entry == sequential.entry);
+    CHECK(merged.logit == sequential.logit);
+  }
+  Argmax empty;
+  empty.merge(Argmax{});
+  CHECK(empty.entry == -1);
+  Argmax one;
+  one.offer(4, -5.0);
+  one.merge(Argmax{});  // an empty range changes nothing
+  CHECK(one.entry == 4);
+}
+
+TEST_CASE("a scan split into ranges and merged equals the full scan bit for bit") {
+  const std::vector<Case> cases = {
+      {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
+      {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
+      {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
+      {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.gate);
+    const auto gate = parse_gate(c.gate, c.geometry.window);
+    const FullVectorHead h{c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise,
+                           c.tau,      c.rms_norm};
+    Eigen::VectorXd memory(FullVectorWorkspace::size(c.geometry.window, c.dim));
+    for (std::uint32_t trial = 0; trial < 3; ++trial) {
+      const auto whole = streamed_argmax(c, gate, 9, trial, 1);
+      for (const std::int64_t parts :
+           {std::int64_t{2}, std::int64_t{3}, std::int64_t{7}, c.entries}) {
+        CAPTURE(parts);
+        Argmax merged;
+        for (std::int64_t k = parts - 1; k >= 0; --k) {
+          memory.setConstant(std::nan(""));  // a range must not read another range's keys
+          const auto ws = FullVectorWorkspace::carve(memory.data(), c.geometry.window, c.dim);
+          const std::int64_t begin = c.entries * k / parts;
+          const std::int64_t end = c.entries * (k + 1) / parts;
+          merged.merge(full_vector_argmax(h, 9, trial, 1, c.needle, begin, end, ws));
+        }
+        CHECK(merged.entry == whole.entry);
+        CHECK(merged.logit == whole.logit);
+      }
+    }
+  }
+}
+
+TEST_CASE("scanned_keys counts the positions some entry weights, below N_c S") {
+  const std::vector<std::pair<Geometry, std::string>> cases = {
+      {{8, 4}, "uniform"},
+      {{8, 4}, "last"},
+      {{8, 4}, "onehot:1"},
+      {{3, 5}, "weights:1,2,3"},
+      {{12, 4}, "onehot:0"},
+      {{1, 1}, "last"},
+      {{6, 4}, "weights:0,1,0,0,0,2"},
+  };
+  const std::int64_t entries = 50;
+  for (const auto& [g, spec] : cases) {
+    CAPTURE(spec);
+    const auto gate = parse_gate(spec, g.window);
+    const FullVectorHead h{g, gate.weights.data(), entries, 4, 0.0, 0.0, false};
+    // Naive: position t counts when some entry j (existing or not) holds it at a weighted slot.
+    std::int64_t expected = 0;
+    for (std::int64_t t = 0; t < entries * g.stride; ++t) {
+      bool weighted = false;
+      for (std::int64_t j = 0; j < entries + g.window; ++j) {
+        for (int s = 0; s < g.window; ++s) {
+          weighted = weighted || (g.position(j, s) == t && gate.weights[s] > 0);
+        }
+      }
+      expected += weighted ? 1 : 0;
+    }
+    CHECK(scanned_keys(h) == expected);
+  }
+}

@@ -123,7 +123,7 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
        "use --engine full)"},
       {"--engine full",
        "invalid --engine full without --dim (the full-vector engine needs --dim D)"},
-      {"--engine gpu", "invalid --engine gpu (use analytic, fast or full)"},
+      {"--engine cpu", "invalid --engine cpu (use analytic, fast, full or gpu)"},
       {"--engine analytic --content-noise 0.5",
        "invalid --content-noise 0.5 with --engine analytic (the analytic channel has no content "
        "noise; use --engine fast)"},

@@ -106,13 +106,23 @@ PHASESIM_HD inline void rms_normalize(double* v, int dim) {
 
 /// Running argmax over entries offered in increasing order: a tie keeps the lowest entry.
 struct Argmax {
-  std::int64_t entry = -1;
+  std::int64_t entry = -1;  ///< -1: no entry offered
   double logit = 0;
 
   PHASESIM_HD void offer(std::int64_t j, double value) {
     if (entry < 0 || value > logit) {
       entry = j;
       logit = value;
+    }
+  }
+
+  /// Combines the argmax of another, disjoint set of entries: the higher logit wins and a tie
+  /// the lower entry. This order is total, so merging the argmaxes of ranges that split
+  /// 0..N_c-1, in any order or tree, gives exactly the sequential scan's answer.
+  PHASESIM_HD void merge(const Argmax& other) {
+    if (other.entry < 0) return;
+    if (entry < 0 || other.logit > logit || (other.logit == logit && other.entry < entry)) {
+      *this = other;
     }
   }
 };
@@ -205,30 +215,46 @@ PHASESIM_HD inline double entry_logit(const FullVectorHead& head, std::int64_t j
   return dot(ws.query, ws.pooled, head.dim);
 }
 
-/// The entry head `head_index` attends to in `trial` for a needle at p: the argmax of
-/// <q, K_j> over all N_c entries, keys regenerated position by position.
+/// The argmax of <q, K_j> over entries begin..end-1 for head `head_index` in `trial` and a
+/// needle at p, keys regenerated position by position. Each logit is computed from the same
+/// keys in the same order whatever range it is scanned in, so a kernel may split the N_c
+/// entries into ranges, one per thread, and merge their argmaxes (Argmax::merge) into the
+/// full scan's answer, bit for bit.
 PHASESIM_HD inline Argmax full_vector_argmax(const FullVectorHead& head, std::uint64_t seed,
                                              std::uint32_t trial, std::uint32_t head_index,
-                                             std::int64_t needle, FullVectorWorkspace ws) {
+                                             std::int64_t needle, std::int64_t begin,
+                                             std::int64_t end, FullVectorWorkspace ws) {
   const RandomStream keys(seed, trial, head_index, Stream::key);
   const RandomStream noise(seed, trial, head_index, Stream::query_noise);
   const RandomStream content(seed, trial, head_index, Stream::content_noise);
   generate_query(keys, noise, needle, head.dim, head.query_noise, ws.query);
   Argmax best;
-  std::int64_t next = 0;
-  for (std::int64_t j = 0; j < head.entries; ++j) {
+  std::int64_t next = 0;  // the range's first entry streams all of its positions
+  for (std::int64_t j = begin; j < end; ++j) {
     next = stream_entry_positions(head, keys, content, j, next, ws);
     best.offer(j, entry_logit(head, j, ws));
   }
   return best;
 }
 
-/// True when the head retrieves the needle: its argmax entry is one that holds p.
-PHASESIM_HD inline bool full_vector_retrieves(const FullVectorHead& head, std::uint64_t seed,
-                                              std::uint32_t trial, std::uint32_t head_index,
-                                              std::int64_t needle, FullVectorWorkspace ws) {
-  const auto best = full_vector_argmax(head, seed, trial, head_index, needle, ws);
-  return entry_contains(head.geometry, best.entry, needle);
+/// The entry head `head_index` attends to in `trial` for a needle at p: the argmax of
+/// <q, K_j> over all N_c entries.
+PHASESIM_HD inline Argmax full_vector_argmax(const FullVectorHead& head, std::uint64_t seed,
+                                             std::uint32_t trial, std::uint32_t head_index,
+                                             std::int64_t needle, FullVectorWorkspace ws) {
+  return full_vector_argmax(head, seed, trial, head_index, needle, 0, head.entries, ws);
+}
+
+/// Keys a scan of all N_c entries generates, the query's aside: entry j streams positions
+/// jS..jS+S-1, the one of phase phi at slot W - S + phi, and generates it when some entry
+/// weights it. The work measure behind gpu-check's key-vectors per second.
+inline std::int64_t scanned_keys(const FullVectorHead& head) {
+  const auto& g = head.geometry;
+  std::int64_t phases = 0;
+  for (int slot = g.window - g.stride; slot < g.window; ++slot) {
+    if (slot >= 0 && position_weighted(g, head.gate, slot)) ++phases;
+  }
+  return head.entries * phases;
 }
 
 }  // namespace phasesim

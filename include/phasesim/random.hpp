@@ -11,6 +11,7 @@
 
 #include <Random123/boxmuller.hpp>
 #include <Random123/uniform.hpp>
+#include <cmath>
 #include <cstdint>
 
 #include "phasesim/host_device.hpp"
@@ -48,10 +49,19 @@ class RandomStream {
     return Philox()(counter, key_);
   }
 
-  /// Two independent N(0, 1) numbers for (index, block), by Box-Muller.
+  /// Two independent N(0, 1) numbers for (index, block), by Box-Muller: sin and cos of
+  /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u). This is r123::boxmuller as the CPU
+  /// compiles it, written out because under nvcc Random123 calls CUDA's sincospi(a) instead
+  /// of sincos(pi * a), which differ in the last bits of nearly every draw; the GPU engine
+  /// must draw the CPU engine's numbers.
   PHASESIM_HD r123::double2 normal_pair(std::uint32_t index, std::uint32_t block) const {
+    constexpr double kPi = 3.1415926535897932;  // Random123's constant
     const auto w = bits(index, block);
-    return r123::boxmuller(join(w[0], w[1]), join(w[2], w[3]));
+    const double radius = std::sqrt(-2.0 * std::log(r123::u01<double>(join(w[2], w[3]))));
+    double sine = 0;
+    double cosine = 0;
+    sincos(kPi * r123::uneg11<double>(join(w[0], w[1])), &sine, &cosine);
+    return {sine * radius, cosine * radius};
   }
 
   /// Normal number `component` of the vector at `index`: pairs fill components 2b, 2b+1.

@@ -39,6 +39,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   add_niah_command(*app, action);
+  add_gpu_check_command(*app, action);
   add_optimize_command(*app, action);
   add_phase_diagram_command(*app, action);
   add_dynamics_command(*app, action);

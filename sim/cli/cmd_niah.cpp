@@ -294,7 +294,7 @@ void add_protocol_options(CLI::App& cmd, NiahOptions& o, Given& given) {
   cmd.add_option("--combine", o.combine, "Combine heads: any or vote:K")->capture_default_str();
   given.knockout =
       cmd.add_option("--knockout", o.knockout, "Also report each group without head H (0-based)");
-  cmd.add_option("--engine", o.engine, "analytic, fast or full")->capture_default_str();
+  cmd.add_option("--engine", o.engine, "analytic, fast, full or gpu")->capture_default_str();
   cmd.add_option("--seed", o.seed, "Random seed")->capture_default_str();
   cmd.add_option("--threads", o.threads, "OpenMP threads (0: the OpenMP default)")
       ->capture_default_str();
@@ -306,7 +306,7 @@ void add_niah_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<NiahOptions>();
   auto given = std::make_shared<Given>();
   auto* cmd = app.add_subcommand(
-      "niah", "Per-phase needle-in-a-haystack accuracy (engines: analytic, fast, full)");
+      "niah", "Per-phase needle-in-a-haystack accuracy (engines: analytic, fast, full, gpu)");
   add_model_options(*cmd, *options, *given);
   add_protocol_options(*cmd, *options, *given);
   add_json_option(*cmd, options->json);

@@ -2,6 +2,7 @@
 
 #include "fast_engine.hpp"
 #include "full_engine.hpp"
+#include "gpu_engine.hpp"
 #include "phasesim/error.hpp"
 #include "phasesim/phase_channel.hpp"
 #include "trial_loop.hpp"
@@ -12,7 +13,8 @@ EngineKind parse_engine(std::string_view name) {
   if (name == "analytic") return EngineKind::analytic;
   if (name == "fast") return EngineKind::fast;
   if (name == "full") return EngineKind::full;
-  throw InputError("invalid --engine " + std::string(name) + " (use analytic, fast or full)");
+  if (name == "gpu") return EngineKind::gpu;
+  throw InputError("invalid --engine " + std::string(name) + " (use analytic, fast, full or gpu)");
 }
 
 std::string engine_name(EngineKind kind) {
@@ -23,6 +25,8 @@ std::string engine_name(EngineKind kind) {
       return "fast";
     case EngineKind::full:
       return "full";
+    case EngineKind::gpu:
+      return "gpu";
   }
   return "unknown";
 }
@@ -42,6 +46,13 @@ void check_engine(EngineKind kind, const NiahModel& model) {
       require(model.full_vector(),
               "invalid --engine full without --dim (the full-vector engine needs --dim D)");
       return;
+    case EngineKind::gpu: {
+      const auto reason = gpu_unavailable_reason();
+      require(reason.empty(), "invalid --engine gpu: " + reason);
+      require(model.full_vector(),
+              "invalid --engine gpu without --dim (the full-vector engine needs --dim D)");
+      return;
+    }
   }
 }
 
@@ -56,6 +67,7 @@ std::vector<std::string> engine_paths(EngineKind kind, const NiahModel& model) {
         paths.push_back(engines::fast_path_name(engines::fast_path(model, gate)));
         break;
       case EngineKind::full:
+      case EngineKind::gpu:
         paths.push_back("full-vector");
         break;
     }
@@ -73,11 +85,52 @@ OutcomeTable simulate(EngineKind kind, const NiahModel& model, const NeedlePlan&
     case EngineKind::fast:
       return engines::run_trials(engines::FastEngine(model), model, needles, threads);
     case EngineKind::full:
-      return engines::run_trials(engines::FullEngine(model), model, needles, threads);
+    case EngineKind::gpu:
+      return full_vector_outcomes(model, needles,
+                                  full_vector_argmaxes(kind, model, needles, threads));
     case EngineKind::analytic:
       break;
   }
   throw std::logic_error("simulate: the analytic engine has no Monte Carlo outcomes");
+}
+
+std::vector<Argmax> full_vector_argmaxes(EngineKind kind, const NiahModel& model,
+                                         const NeedlePlan& needles, int threads) {
+  check_engine(kind, model);
+  if (kind == EngineKind::gpu) return engines::gpu_argmaxes(model, needles);
+  if (kind != EngineKind::full) {
+    throw std::logic_error("full_vector_argmaxes: only the full and gpu engines have argmaxes");
+  }
+  const engines::FullEngine engine(model);
+  const int heads = model.heads();
+  std::vector<Argmax> argmaxes(static_cast<std::size_t>(needles.trials() * heads));
+  engines::for_each_trial(engine, model, needles, threads,
+                          [&](std::uint32_t trial, std::int64_t needle, auto& workspace) {
+                            for (int h = 0; h < heads; ++h) {
+                              argmaxes[static_cast<std::size_t>(trial) * heads + h] =
+                                  engine.argmax(trial, needle, h, workspace);
+                            }
+                          });
+  return argmaxes;
+}
+
+OutcomeTable full_vector_outcomes(const NiahModel& model, const NeedlePlan& needles,
+                                  const std::vector<Argmax>& argmaxes) {
+  OutcomeTable table(needles.trials(), model.heads());
+  for (std::int64_t i = 0; i < needles.trials(); ++i) {
+    const std::int64_t needle = needles.position(model.seed, static_cast<std::uint32_t>(i));
+    for (int h = 0; h < model.heads(); ++h) {
+      const auto& best = argmaxes[static_cast<std::size_t>(i * model.heads() + h)];
+      table.set(i, h, entry_contains(model.geometry, best.entry, needle));
+    }
+  }
+  return table;
+}
+
+std::int64_t full_vector_keys_per_trial(const NiahModel& model) {
+  std::int64_t keys = 0;
+  for (const auto& head : engines::full_vector_heads(model)) keys += scanned_keys(head);
+  return keys;
 }
 
 std::vector<std::vector<double>> analytic_phase_success(const NiahModel& model) {

@@ -5,8 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "phasesim/full_vector.hpp"
-#include "phasesim/niah.hpp"
+#include "full_vector_heads.hpp"
 
 namespace phasesim::engines {
 
@@ -23,7 +22,7 @@ class FullEngine {
   };
   Workspace workspace() const;
 
-  bool retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
+  Argmax argmax(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
 
  private:
   NiahModel model_;

@@ -1,7 +1,7 @@
 #pragma once
 // The one OpenMP loop over trials that every CPU Monte Carlo engine runs in. An engine
-// provides `workspace()` (per-thread scratch) and `retrieves(trial, needle, head, ws)`;
-// the loop is a template, so there is no virtual call per trial.
+// provides `workspace()` (per-thread scratch); the loop is a template, so there is no
+// virtual call per trial.
 #include <omp.h>
 
 #include <cstdint>
@@ -10,10 +10,11 @@
 
 namespace phasesim::engines {
 
-template <typename Engine>
-OutcomeTable run_trials(const Engine& engine, const NiahModel& model, const NeedlePlan& needles,
-                        int threads) {
-  OutcomeTable table(needles.trials(), model.heads());
+/// Calls visit(trial, needle, workspace) for every trial on `threads` OpenMP threads (0: the
+/// OpenMP default), each thread with its own engine.workspace().
+template <typename Engine, typename Visit>
+void for_each_trial(const Engine& engine, const NiahModel& model, const NeedlePlan& needles,
+                    int threads, Visit visit) {
   const std::int64_t trials = needles.trials();
   const int team = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel num_threads(team)
@@ -22,12 +23,22 @@ OutcomeTable run_trials(const Engine& engine, const NiahModel& model, const Need
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t i = 0; i < trials; ++i) {
       const auto trial = static_cast<std::uint32_t>(i);
-      const std::int64_t needle = needles.position(model.seed, trial);
-      for (int h = 0; h < model.heads(); ++h) {
-        table.set(i, h, engine.retrieves(trial, needle, h, workspace));
-      }
+      visit(trial, needles.position(model.seed, trial), workspace);
     }
   }
+}
+
+/// The outcome table of an engine with `retrieves(trial, needle, head, workspace)`.
+template <typename Engine>
+OutcomeTable run_trials(const Engine& engine, const NiahModel& model, const NeedlePlan& needles,
+                        int threads) {
+  OutcomeTable table(needles.trials(), model.heads());
+  for_each_trial(engine, model, needles, threads,
+                 [&](std::uint32_t trial, std::int64_t needle, auto& workspace) {
+                   for (int h = 0; h < model.heads(); ++h) {
+                     table.set(trial, h, engine.retrieves(trial, needle, h, workspace));
+                   }
+                 });
   return table;
 }
 

@@ -1,0 +1,16 @@
+#pragma once
+// The gpu engine: the full-vector scan of full_vector.hpp in a CUDA kernel (gpu_engine.cu,
+// compiled only when CMake finds CUDA; gpu_engine_stub.cpp stands in otherwise, and
+// gpu_unavailable_reason() then says this build has no CUDA support).
+#include <vector>
+
+#include "phasesim/full_vector.hpp"
+#include "phasesim/niah.hpp"
+
+namespace phasesim::engines {
+
+/// The argmax of every (trial, head), at index trial * heads + head, computed on device 0.
+/// The caller has checked gpu_unavailable_reason(); a CUDA error throws std::runtime_error.
+std::vector<Argmax> gpu_argmaxes(const NiahModel& model, const NeedlePlan& needles);
+
+}  // namespace phasesim::engines

@@ -1,0 +1,20 @@
+// The gpu engine of a build without CUDA: it says so, and is never run.
+#include <stdexcept>
+
+#include "gpu_engine.hpp"
+#include "phasesim/engine.hpp"
+
+namespace phasesim {
+
+std::string gpu_unavailable_reason() {
+  return "this build has no CUDA support (configure where nvcc is found, with "
+         "-DPHASESIM_CUDA=AUTO or ON)";
+}
+
+std::string gpu_device_name() { throw std::logic_error("gpu_device_name: no CUDA support"); }
+
+std::vector<Argmax> engines::gpu_argmaxes(const NiahModel&, const NeedlePlan&) {
+  throw std::logic_error("gpu_argmaxes: no CUDA support");
+}
+
+}  // namespace phasesim
