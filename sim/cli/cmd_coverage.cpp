@@ -4,7 +4,6 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
-#include "cli/report.hpp"
 #include "phasesim/coverage.hpp"
 
 namespace phasesim::cli {
@@ -27,6 +26,21 @@ Json coverage_json(const std::vector<PhaseCoverage>& phases) {
                     {"best_normalized", p.best_normalized}});
   }
   return list;
+}
+
+std::string join(const std::vector<int>& slots) {
+  std::string text;
+  for (std::size_t i = 0; i < slots.size(); ++i) text += (i ? "," : "") + std::to_string(slots[i]);
+  return text.empty() ? "-" : text;
+}
+
+void print_coverage_table(const std::vector<PhaseCoverage>& phases, std::ostream& out) {
+  Table table({"phase", "slots", "multiplicity", "coverage", "best_weight", "best_normalized"});
+  for (const auto& p : phases) {
+    table.add_row({std::to_string(p.phase), join(p.slots), std::to_string(p.multiplicity),
+                   fixed(p.coverage), fixed(p.best_weight), fixed(p.best_normalized)});
+  }
+  table.print(out);
 }
 
 int run_coverage(const CoverageOptions& options, const Gate& gate, std::ostream& out) {

@@ -1,33 +1,151 @@
-// phasesim demo: the main job, a guided tour of the model for W=8, S=4.
+// phasesim demo: the main job, a guided tour of the model in under a minute.
+//
+// Each step is an ordinary phasesim command line, run in-process through the same parser
+// a user's command goes through, printing its table and writing its JSON into the demo
+// folder; the figures come from the scripts in plots/ when a Python with matplotlib was
+// found at configure time.
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
-#include "cli/output.hpp"
-#include "cli/report.hpp"
 #include "phasesim/error.hpp"
-#include "phasesim/phase_channel.hpp"
 
 namespace phasesim::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
+// The V4-like model fitted by experiments/v4-calibration (best 69.9, worst 29.7), and the
+// beta at which 8 full-attention heads have the published mean 61.1 (experiments/w8s8-heads).
+constexpr const char* kV4Gate = "logits:0,0,0,0,0,0,0,0.3465";
+constexpr const char* kV4Beta = "9.5135";
+constexpr const char* kW8S8Beta = "4.1483";
+
 struct DemoOptions {
-  double beta = 5.0;
-  std::int64_t context = 131072;
+  std::string out = "phasesim-demo";
+  bool figures = true;
 };
 
-int run_demo(const DemoOptions& options, std::ostream& out) {
-  const Geometry geometry{8, 4};
-  const auto gate = parse_gate("last", geometry.window);
-  const auto phases = phase_coverage(geometry, gate);
-  const auto entries = geometry.entries_before(options.context);
+struct Step {
+  std::string title;  ///< what the step shows, printed above its table
+  std::vector<std::string> arguments;
+  std::string json;  ///< file name in the demo folder
+};
 
-  out << "Geometry W=8, S=4 with the 'last' gate (all weight on the newest slot)\n\n";
-  print_coverage_table(phases, out);
-  out << "\nStandardized channel, beta " << options.beta << ", " << entries << " entries (context "
-      << options.context << ")\n\n";
-  print_phase_channel_table(phases, gate, phase_success(geometry, gate, options.beta, entries),
-                            out);
+std::vector<Step> tour() {
+  return {
+      {"1. Geometry. V4 pools W = 8 tokens every S = 4: every token has a phase (position\n"
+       "   mod 4), and each phase owns two of the eight slots. A gate that puts its weight\n"
+       "   on the newest slot covers phase 3 only.",
+       {"coverage", "--window", "8", "--stride", "4", "--gate", "last"},
+       "coverage.json"},
+      {"2. Per-group retrieval in a V4-like model (one head biased by 0.35 nats towards the\n"
+       "   newest slot, beta 9.51, fitted to V4's best 69.9 / worst 29.7; 8 groups x 256\n"
+       "   prompts, 131072 tokens). Groups r and r + 4 share a phase: the profile has period 4.",
+       {"niah", "--window", "8", "--stride", "4", "--gates", kV4Gate, "--beta", kV4Beta, "--seed",
+        "4"},
+       "niah_v4.json"},
+      {"3a. T1 concentration: in the threshold regime the optimal gate puts (almost) all of\n"
+       "    its weight on one slot.",
+       {"theorem", "concentration", "--beta", "5"},
+       "theorem_concentration.json"},
+      {"3b. T2 lock-in: training keeps the initial argmax slot, even when the objective\n"
+       "    later moves all its weight to a phase that slot does not cover.",
+       {"theorem", "lockin"},
+       "theorem_lockin.json"},
+      {"3c. T3 diversification: spreading heads over phases gains the training loss only\n"
+       "    C/N, while with few heads some phase is likely left blind.",
+       {"theorem", "diversity"},
+       "theorem_diversity.json"},
+      {"4a. W8/S8 with 8 heads (random concentrated gates): a respectable mean, but a phase\n"
+       "    that no head covers sits at chance.",
+       {"niah", "--window", "8", "--stride", "8", "--heads", "8", "--gates", "random:1:10",
+        "--beta", kW8S8Beta, "--seed", "88"},
+       "niah_w8s8.json"},
+      {"4b. Full attention with 8 heads at the same beta: about the same mean, and flat.",
+       {"niah", "--window", "1", "--stride", "1", "--heads", "8", "--gates", "last", "--beta",
+        kW8S8Beta, "--seed", "88"},
+       "niah_full.json"},
+  };
+}
+
+struct Figure {
+  std::string script;
+  std::vector<std::string> arguments;  ///< input files (in the demo folder) and options
+  std::string name;
+};
+
+std::vector<Figure> figures() {
+  return {
+      {"niah_bars.py", {"niah_v4.json", "--label", "V4-like model"}, "v4_bars"},
+      {"phase_clock.py",
+       {"niah_v4.json", "niah_full.json", "--label", "V4-like", "--label", "full attention"},
+       "phase_clock"},
+      {"niah_bars.py",
+       {"niah_w8s8.json", "niah_full.json", "--label", "W8/S8, 8 heads", "--label",
+        "full attention, 8 heads"},
+       "w8s8_vs_full"},
+      {"gate_heatmap.py", {"niah_w8s8.json"}, "w8s8_gates"},
+  };
+}
+
+std::string quoted(const std::string& text) {
+  std::string result = "'";
+  for (char c : text) result += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return result + "'";
+}
+
+int run_step(const Step& step, const fs::path& dir, std::ostream& out) {
+  out << "\n" << step.title << "\n\n";
+  auto arguments = step.arguments;
+  arguments.push_back("--json=" + (dir / step.json).string());
+  std::string command = "$ phasesim";
+  for (const auto& a : step.arguments) command += " " + a;
+  out << command << "\n";
+  const int status = parse_arguments(arguments)(out);
+  if (status == kPredictionFailed) out << "(the check disagrees with the prediction here)\n";
+  return status;
+}
+
+// Renders the figures with plots/; returns how many were written.
+int render_figures(const fs::path& dir, std::ostream& out) {
+  const std::string python = PHASESIM_PLOT_PYTHON;
+  if (python.empty()) {
+    out << "\nfigures skipped: no python3 with matplotlib was found when phasesim was built\n"
+           "(scripts/install-deps.sh installs it)\n";
+    return 0;
+  }
+  int written = 0;
+  for (const auto& figure : figures()) {
+    std::string command =
+        quoted(python) + " " + quoted((fs::path(PHASESIM_PLOTS_DIR) / figure.script).string());
+    for (const auto& a : figure.arguments) {
+      command += " " + quoted(a.ends_with(".json") ? (dir / a).string() : a);
+    }
+    command += " --out " + quoted((dir / "figures" / figure.name).string()) + " >/dev/null";
+    if (std::system(command.c_str()) == 0) ++written;
+  }
+  out << "\nfigures: " << written << " of " << figures().size() << " written to "
+      << (dir / "figures").string() << " (PNG and SVG)\n";
+  return written;
+}
+
+int run_demo(const DemoOptions& options, std::ostream& out) {
+  const fs::path dir = options.out;
+  std::error_code error;
+  fs::create_directories(dir, error);
+  require(!error && fs::is_directory(dir),
+          "invalid --out " + options.out + " (cannot create that directory)");
+  out << "phasesim demo: phase-sensitive KV-cache compression in four steps.\n";
+  for (const auto& step : tour()) run_step(step, dir, out);
+  if (options.figures) render_figures(dir, out);
+  out << "\nEverything above is also data: the JSON of every step is in " << dir.string()
+      << "/.\nNext: README.md (the tour and the commands), experiments/ (one folder per "
+         "claim),\ntheory/THEORY.md (the statements and proofs).\n";
   return kSuccess;
 }
 
@@ -35,14 +153,14 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
 
 void add_demo_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DemoOptions>();
-  auto* cmd =
-      app.add_subcommand("demo", "A guided tour: geometry, channel and per-phase retrieval");
-  cmd->add_option("--beta", options->beta, "Signal strength beta")->capture_default_str();
-  cmd->add_option("--context", options->context, "Context length L in tokens")
+  auto* cmd = app.add_subcommand(
+      "demo",
+      "A guided tour: geometry, per-group retrieval, the theorems, heads vs full attention");
+  cmd->add_option("--out", options->out, "Folder for the JSON of every step and the figures")
       ->capture_default_str();
+  cmd->add_flag("!--no-figures", options->figures, "Skip the figures (they need matplotlib)");
   cmd->callback([options, &action] {
-    require(options->context >= 8, "invalid --context " + std::to_string(options->context) +
-                                       " (must be at least the window, 8)");
+    require(!options->out.empty(), "invalid --out '' (must name a folder)");
     action = [options](std::ostream& out) { return run_demo(*options, out); };
   });
 }
