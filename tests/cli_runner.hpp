@@ -1,5 +1,6 @@
 #pragma once
 // Runs the phasesim binary as a user would and captures what it printed.
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace phasesim::test {
 
@@ -67,6 +69,30 @@ inline nlohmann::json run_json(const std::string& arguments) {
     throw std::runtime_error("phasesim " + arguments + " failed: " + result.err);
   }
   return nlohmann::json::parse(result.out);
+}
+
+/// A command line that must be refused, and the exact line it must print on stderr.
+struct BadInput {
+  std::string arguments;
+  std::string message;
+};
+
+/// Runs `phasesim [command] <arguments> --json FILE` for every case: each must exit with
+/// status 2, print exactly "phasesim [command]: <message>" (the whole message when
+/// `command` is empty) and nothing on stdout, and write no FILE.
+inline void check_refused(const std::vector<BadInput>& cases, const std::string& command = "") {
+  const TempDir dir("refused");
+  const auto out = dir / "out.json";
+  const std::string prefix = command.empty() ? "" : command + " ";
+  const std::string said = command.empty() ? "" : "phasesim " + command + ": ";
+  for (const auto& c : cases) {
+    CAPTURE(c.arguments);
+    const auto result = run_cli(prefix + c.arguments + " --json " + out.string());
+    CHECK(result.status == 2);
+    CHECK(result.err == said + c.message + "\n");
+    CHECK(result.out.empty());
+    CHECK(!std::filesystem::exists(out));
+  }
 }
 
 }  // namespace phasesim::test

@@ -67,13 +67,7 @@ TEST_CASE("--json writes a file and nothing to it on bad input") {
 }
 
 TEST_CASE("bad input: one line naming the problem, exit status 2, no output file") {
-  const phasesim::test::TempDir dir("bad");
-  const auto out = dir / "out.json";
-  struct Case {
-    std::string arguments;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<phasesim::test::BadInput> cases = {
       {"coverage --window 0", "phasesim coverage: invalid --window 0 (must be at least 1)"},
       {"coverage --stride 0", "phasesim coverage: invalid --stride 0 (must be at least 1)"},
       {"coverage --gate weights:1,2",
@@ -98,12 +92,5 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, gpu-check, "
        "optimize, phase-diagram, dynamics, diversity, theorem, sweep, demo)"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.arguments);
-    const auto result = run_cli(c.arguments + " --json " + out.string());
-    CHECK(result.status == 2);
-    CHECK(result.err == c.message + "\n");
-    CHECK(result.out.empty());
-    CHECK(!std::filesystem::exists(out));
-  }
+  phasesim::test::check_refused(cases);
 }

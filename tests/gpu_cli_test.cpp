@@ -38,13 +38,7 @@ TEST_CASE("without a usable GPU, --engine gpu and gpu-check say why in one line 
 }
 
 TEST_CASE("gpu-check bad input: exact message, exit status 2, no output file") {
-  const TempDir dir("gpu-check-bad");
-  const auto out = dir / "out.json";
-  struct Case {
-    std::string arguments;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<phasesim::test::BadInput> cases = {
       {"--heads 0", "invalid --heads 0 (must be in [1, 4096])"},
       {"--dim 1", "invalid --dim 1 (must be in [2, 65536])"},
       {"--window 0", "invalid --window 0 (must be at least 1)"},
@@ -55,12 +49,5 @@ TEST_CASE("gpu-check bad input: exact message, exit status 2, no output file") {
        "invalid --context 4 (must be at least 24 for --window 8, --stride 4 and --groups 8)"},
       {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.arguments);
-    const auto result = run_cli("gpu-check " + c.arguments + " --json " + out.string());
-    CHECK(result.status == 2);
-    CHECK(result.err == "phasesim gpu-check: " + c.message + "\n");
-    CHECK(result.out.empty());
-    CHECK(!std::filesystem::exists(out));
-  }
+  phasesim::test::check_refused(cases, "gpu-check");
 }

@@ -93,13 +93,7 @@ TEST_CASE("niah: --heads replicates one gate, independently for random gates") {
 }
 
 TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
-  const TempDir dir("niah-bad");
-  const auto out = dir / "out.json";
-  struct Case {
-    std::string arguments;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<phasesim::test::BadInput> cases = {
       {"--groups 0", "invalid --groups 0 (must be at least 1)"},
       {"--prompts 0", "invalid --prompts 0 (must be at least 1)"},
       {"--context 4",
@@ -135,12 +129,5 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
       {"--beta -2", "invalid --beta -2 (must be finite and >= 0)"},
       {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.arguments);
-    const auto result = run_cli("niah " + c.arguments + " --json " + out.string());
-    CHECK(result.status == 2);
-    CHECK(result.err == "phasesim niah: " + c.message + "\n");
-    CHECK(result.out.empty());
-    CHECK(!std::filesystem::exists(out));
-  }
+  phasesim::test::check_refused(cases, "niah");
 }

@@ -133,13 +133,7 @@ TEST_CASE("theorem diversity: agree for large N, disagree for N of order S") {
 }
 
 TEST_CASE("theorem commands: bad input, exit 2, no output file") {
-  const phasesim::test::TempDir dir("theorem-bad");
-  const auto out = dir / "out.json";
-  struct Case {
-    std::string arguments;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<phasesim::test::BadInput> cases = {
       {"optimize --restarts 0", "phasesim optimize: invalid --restarts 0 (must be at least 1)"},
       {"optimize --model cubic",
        "phasesim optimize: invalid --model cubic (must be normalized or linear)"},
@@ -185,12 +179,5 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
       {"theorem diversity --tolerance 0",
        "phasesim theorem diversity: invalid --tolerance 0 (must be > 0)"},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.arguments);
-    const auto result = run_cli(c.arguments + " --json " + out.string());
-    CHECK(result.status == 2);
-    CHECK(result.err == c.message + "\n");
-    CHECK(result.out.empty());
-    CHECK(!std::filesystem::exists(out));
-  }
+  phasesim::test::check_refused(cases);
 }
