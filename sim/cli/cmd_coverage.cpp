@@ -67,10 +67,7 @@ void add_coverage_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<CoverageOptions>();
   auto* cmd =
       app.add_subcommand("coverage", "Per-phase slots, multiplicity and coverage of a gate");
-  cmd->add_option("--window,-W", options->geometry.window, "Window W (tokens per entry)")
-      ->capture_default_str();
-  cmd->add_option("--stride,-S", options->geometry.stride, "Stride S (tokens between entries)")
-      ->capture_default_str();
+  add_geometry_options(*cmd, options->geometry);
   cmd->add_option("--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
       ->capture_default_str();
   add_json_option(*cmd, options->json);

@@ -247,8 +247,7 @@ void add_gpu_check_command(CLI::App& app, Action& action) {
       "gpu-check",
       "The gpu engine against the CPU full engine, draw for draw, with the throughput of each "
       "(exit status 4 when they differ)");
-  cmd->add_option("--window,-W", o->geometry.window, "Window W")->capture_default_str();
-  cmd->add_option("--stride,-S", o->geometry.stride, "Stride S")->capture_default_str();
+  add_geometry_options(*cmd, o->geometry);
   cmd->add_option("--gate", o->gate, "Gate spec, replicated over the heads")->capture_default_str();
   cmd->add_option("--heads", o->heads, "Heads H")->capture_default_str();
   cmd->add_option("--dim", o->dim, "Key dimension d")->capture_default_str();

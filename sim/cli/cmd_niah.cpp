@@ -267,10 +267,7 @@ int run_niah_command(const NiahRun& run, EngineKind engine, int threads, const s
 }
 
 void add_model_options(CLI::App& cmd, NiahOptions& o, Given& given) {
-  cmd.add_option("--window,-W", o.geometry.window, "Window W (tokens per entry)")
-      ->capture_default_str();
-  cmd.add_option("--stride,-S", o.geometry.stride, "Stride S (tokens between entries)")
-      ->capture_default_str();
+  add_geometry_options(cmd, o.geometry);
   given.heads = cmd.add_option("--heads", o.heads, "Heads H (replicates a single --gates spec)")
                     ->capture_default_str();
   cmd.add_option("--gates", o.gates,

@@ -24,6 +24,13 @@ void add_json_option(CLI::App& command, std::string& path) {
                      "Also write the results as JSON to PATH ('-': JSON on stdout, no table)");
 }
 
+void add_geometry_options(CLI::App& command, Geometry& geometry) {
+  command.add_option("--window,-W", geometry.window, "Window W (tokens per entry)")
+      ->capture_default_str();
+  command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
+      ->capture_default_str();
+}
+
 void write_json(const std::string& path, const Json& document) {
   if (path.empty()) return;
   const std::string text = document.dump(2) + "\n";

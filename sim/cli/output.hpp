@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/geometry.hpp"
+
 namespace phasesim::cli {
 
 using Json = nlohmann::ordered_json;
@@ -20,6 +22,9 @@ Json new_document(const std::string& command);
 
 /// Declares --json PATH on a command ("-" writes the JSON to stdout instead of a table).
 void add_json_option(CLI::App& command, std::string& path);
+
+/// Declares --window/-W and --stride/-S, the geometry every model command takes.
+void add_geometry_options(CLI::App& command, Geometry& geometry);
 
 /// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
 void write_json(const std::string& path, const Json& document);
