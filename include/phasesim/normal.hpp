@@ -19,9 +19,6 @@ inline double log_normal_cdf(double x) {
   return std::log(0.5 * boost::math::erfc(-x / sqrt2));
 }
 
-/// Phi(x) = 1 - Q(x), accurate for negative x; use log_normal_cdf near 1.
-inline double normal_cdf(double x) { return 0.5 * boost::math::erfc(-x / std::numbers::sqrt2); }
-
 /// The x with Q(x) = P(N(0,1) > x) = q, for q in (0, 1), accurate for tiny q.
 inline double normal_upper_quantile(double q) {
   return std::numbers::sqrt2 * boost::math::erfc_inv(2 * q);
