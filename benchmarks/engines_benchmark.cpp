@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 namespace {
 

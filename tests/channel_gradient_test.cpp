@@ -6,8 +6,8 @@
 #include <numbers>
 #include <vector>
 
-#include "phasesim/channel.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/channel/channel.hpp"
+#include "phasesim/core/error.hpp"
 
 using namespace phasesim;
 

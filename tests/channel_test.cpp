@@ -1,12 +1,12 @@
-#include "phasesim/channel.hpp"
+#include "phasesim/channel/channel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "phasesim/error.hpp"
-#include "phasesim/normal.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/core/normal.hpp"
 
 using namespace phasesim;
 

@@ -1,6 +1,6 @@
 // Theorem 1: beta*(N) of the linear model, the vertex theorem, the equal-split law and
 // the optimizer that checks them.
-#include "phasesim/concentration.hpp"
+#include "phasesim/theorems/concentration.hpp"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "phasesim/gate.hpp"
-#include "phasesim/optimize.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/optimize.hpp"
 #include "v4_objective.hpp"
 
 using namespace phasesim;

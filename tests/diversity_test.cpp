@@ -1,6 +1,6 @@
 // Theorem 3: closed forms against brute-force enumeration, the 1/N constant, sampling
 // in standard errors, and joint training.
-#include "phasesim/diversity.hpp"
+#include "phasesim/theorems/diversity.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
 
 using namespace phasesim;
 

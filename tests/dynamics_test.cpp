@@ -1,5 +1,5 @@
 // Theorem 2: lock-in of the gate under gradient ascent on its logits.
-#include "phasesim/dynamics.hpp"
+#include "phasesim/theorems/dynamics.hpp"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
 #include "v4_objective.hpp"
 
 using namespace phasesim;

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 using namespace phasesim;
 

@@ -1,5 +1,5 @@
 // Exact maxima of n iid draws from one uniform, against closed forms.
-#include "phasesim/extremes.hpp"
+#include "phasesim/core/extremes.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // The per-trial host/device functions of the full-vector model (full_vector.hpp), checked
 // on the CPU against direct formulas and against a naive reference that stores every key.
 // The same reference is the parity target of the CUDA kernel.
-#include "phasesim/full_vector.hpp"
+#include "phasesim/engines/full_vector.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "phasesim/gate.hpp"
+#include "phasesim/model/gate.hpp"
 
 using namespace phasesim;
 

@@ -1,4 +1,4 @@
-#include "phasesim/gate.hpp"
+#include "phasesim/model/gate.hpp"
 
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
 
 using namespace phasesim;
 

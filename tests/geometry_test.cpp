@@ -1,11 +1,11 @@
-#include "phasesim/geometry.hpp"
+#include "phasesim/model/geometry.hpp"
 
 #include <doctest/doctest.h>
 
 #include <numeric>
 
-#include "phasesim/coverage.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/coverage.hpp"
 
 using namespace phasesim;
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 using phasesim::test::run_cli;
 using phasesim::test::TempDir;

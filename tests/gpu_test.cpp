@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 using namespace phasesim;
 

@@ -5,9 +5,9 @@
 #include <set>
 #include <vector>
 
-#include "phasesim/combine.hpp"
-#include "phasesim/estimate.hpp"
-#include "phasesim/needle.hpp"
+#include "phasesim/niah/combine.hpp"
+#include "phasesim/niah/estimate.hpp"
+#include "phasesim/niah/needle.hpp"
 
 using namespace phasesim;
 

@@ -1,15 +1,15 @@
 // J(g) and its exact gradient (weights and logits) in both retention models.
-#include "phasesim/objective.hpp"
+#include "phasesim/theorems/objective.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "phasesim/channel.hpp"
-#include "phasesim/concentration.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
+#include "phasesim/channel/channel.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/concentration.hpp"
 #include "v4_objective.hpp"
 
 using namespace phasesim;

@@ -1,5 +1,5 @@
 // Sweeps: grid expansion, stable cell seeds, tidy CSV, and resuming after interruption.
-#include "phasesim/sweep.hpp"
+#include "phasesim/sweep/sweep.hpp"
 
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "cli_runner.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/results_csv.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/sweep/results_csv.hpp"
 
 using namespace phasesim;
 namespace fs = std::filesystem;

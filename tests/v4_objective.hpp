@@ -1,7 +1,7 @@
 #pragma once
 // The objective most theorem tests use: the V4 geometry W = 8, S = 4 and N = 32768
 // entries (a 128K context), uniform phase weights.
-#include "phasesim/objective.hpp"
+#include "phasesim/theorems/objective.hpp"
 
 namespace phasesim::test {
 

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
 #include "phasesim/version.hpp"
 
 namespace phasesim::cli {

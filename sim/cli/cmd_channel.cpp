@@ -4,7 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
-#include "phasesim/channel.hpp"
+#include "phasesim/channel/channel.hpp"
 
 namespace phasesim::cli {
 namespace {

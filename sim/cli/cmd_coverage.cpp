@@ -4,7 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
-#include "phasesim/coverage.hpp"
+#include "phasesim/model/coverage.hpp"
 
 namespace phasesim::cli {
 namespace {

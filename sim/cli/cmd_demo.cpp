@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
 
 namespace phasesim::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/theory_options.hpp"
-#include "phasesim/diversity.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/theorems/diversity.hpp"
 
 namespace phasesim::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/theory_options.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
 
 namespace phasesim::cli {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
-#include "phasesim/engine.hpp"
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/engines/engine.hpp"
 
 namespace phasesim::cli {
 namespace {

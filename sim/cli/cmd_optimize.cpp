@@ -5,8 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/theory_options.hpp"
-#include "phasesim/concentration.hpp"
-#include "phasesim/optimize.hpp"
+#include "phasesim/theorems/concentration.hpp"
+#include "phasesim/theorems/optimize.hpp"
 
 namespace phasesim::cli {
 namespace {

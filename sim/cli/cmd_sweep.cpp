@@ -17,10 +17,10 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "phasesim/atomic_file.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/results_csv.hpp"
-#include "phasesim/sweep.hpp"
+#include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/sweep/results_csv.hpp"
+#include "phasesim/sweep/sweep.hpp"
 
 namespace phasesim::cli {
 namespace {

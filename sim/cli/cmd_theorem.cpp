@@ -7,11 +7,11 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/theory_options.hpp"
-#include "phasesim/concentration.hpp"
-#include "phasesim/diversity.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
-#include "phasesim/optimize.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/concentration.hpp"
+#include "phasesim/theorems/diversity.hpp"
+#include "phasesim/theorems/optimize.hpp"
 
 namespace phasesim::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "phasesim/atomic_file.hpp"
+#include "phasesim/core/atomic_file.hpp"
 #include "phasesim/version.hpp"
 
 namespace phasesim::cli {

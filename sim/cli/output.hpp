@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "phasesim/geometry.hpp"
+#include "phasesim/model/geometry.hpp"
 
 namespace phasesim::cli {
 

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "phasesim/error.hpp"
-#include "phasesim/gate.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
 
 namespace phasesim::cli {
 namespace {

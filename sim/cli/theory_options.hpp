@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "cli/output.hpp"
-#include "phasesim/diversity.hpp"
-#include "phasesim/dynamics.hpp"
-#include "phasesim/objective.hpp"
-#include "phasesim/optimize.hpp"
+#include "phasesim/theorems/diversity.hpp"
+#include "phasesim/theorems/dynamics.hpp"
+#include "phasesim/theorems/objective.hpp"
+#include "phasesim/theorems/optimize.hpp"
 
 namespace phasesim::cli {
 

@@ -1,10 +1,10 @@
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 #include "fast_engine.hpp"
 #include "full_engine.hpp"
 #include "gpu_engine.hpp"
-#include "phasesim/error.hpp"
-#include "phasesim/phase_channel.hpp"
+#include "phasesim/channel/phase_channel.hpp"
+#include "phasesim/core/error.hpp"
 #include "trial_loop.hpp"
 
 namespace phasesim {

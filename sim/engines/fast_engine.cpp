@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "phasesim/error.hpp"
-#include "phasesim/extremes.hpp"
-#include "phasesim/full_vector.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/core/extremes.hpp"
+#include "phasesim/engines/full_vector.hpp"
 
 namespace phasesim::engines {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "phasesim/niah.hpp"
-#include "phasesim/random.hpp"
+#include "phasesim/core/random.hpp"
+#include "phasesim/niah/niah.hpp"
 
 namespace phasesim::engines {
 

@@ -3,8 +3,8 @@
 // own header so that the CUDA launcher does not include Eigen through full_engine.hpp).
 #include <vector>
 
-#include "phasesim/full_vector.hpp"
-#include "phasesim/niah.hpp"
+#include "phasesim/engines/full_vector.hpp"
+#include "phasesim/niah/niah.hpp"
 
 namespace phasesim::engines {
 

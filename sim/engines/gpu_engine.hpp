@@ -4,8 +4,8 @@
 // gpu_unavailable_reason() then says this build has no CUDA support).
 #include <vector>
 
-#include "phasesim/full_vector.hpp"
-#include "phasesim/niah.hpp"
+#include "phasesim/engines/full_vector.hpp"
+#include "phasesim/niah/niah.hpp"
 
 namespace phasesim::engines {
 

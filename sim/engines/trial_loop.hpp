@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "phasesim/engine.hpp"
+#include "phasesim/engines/engine.hpp"
 
 namespace phasesim::engines {
 

@@ -1,4 +1,4 @@
-#include "phasesim/results_csv.hpp"
+#include "phasesim/sweep/results_csv.hpp"
 
 #include <algorithm>
 #include <map>

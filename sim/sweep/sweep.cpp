@@ -1,4 +1,4 @@
-#include "phasesim/sweep.hpp"
+#include "phasesim/sweep/sweep.hpp"
 
 #include <toml++/toml.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "phasesim/error.hpp"
+#include "phasesim/core/error.hpp"
 
 namespace phasesim {
 namespace {

@@ -1,0 +1,17 @@
+#pragma once
+// Per-phase success of one head in the standardized channel (MODEL.md section 4).
+#include <cstdint>
+#include <vector>
+
+#include "phasesim/model/gate.hpp"
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim {
+
+/// P_h(phi) for phi = 0..S-1: a needle of phase phi is held by the m_phi slots of that
+/// phase, with normalized weights u_s, among `entries` entries in all. A structurally
+/// blind phase (m_phi = 0) has probability 0.
+std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, double beta,
+                                  std::int64_t entries);
+
+}  // namespace phasesim

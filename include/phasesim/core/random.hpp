@@ -1,0 +1,89 @@
+#pragma once
+// Counter-based random streams (Philox4x32-10 from Random123), identical on CPU and GPU.
+//
+// Every number is a pure function of (seed, trial, head, stream, index, block): no
+// state is carried between draws, so results do not depend on thread count, rank count
+// or the order in which engines visit trials, and the CUDA kernel draws exactly the
+// keys the CPU engine draws. Layout of one Philox call:
+//   key     = {seed low 32 bits, seed high 32 bits}
+//   counter = {index, block, trial, head << 8 | stream}
+#include <Random123/philox.h>
+
+#include <Random123/boxmuller.hpp>
+#include <Random123/uniform.hpp>
+#include <cmath>
+#include <cstdint>
+
+#include "phasesim/core/host_device.hpp"
+
+namespace phasesim {
+
+/// What a stream is used for; distinct streams never share a counter.
+enum class Stream : std::uint32_t {
+  gate_init = 1,        ///< random:SEED gate logits
+  key = 2,              ///< key vectors, index = position
+  query_noise = 3,      ///< query noise eps, index = needle position
+  content_noise = 4,    ///< content term xi_t of the gate, index = position
+  needle_position = 5,  ///< which needle position a trial uses
+  channel = 6,          ///< standardized-channel draws of the fast engine
+  distractor = 7,       ///< exact maxima / scalar logits of distractor entries
+  token = 8,            ///< fast engine's streamed token projections and content noise
+  // Theorem checks (theory/), numbered apart from the engines' streams:
+  content_context = 16,  ///< dynamics content noise: index = (context, phase), component = token
+  head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers
+};
+
+class RandomStream {
+ public:
+  using Philox = r123::Philox4x32;
+
+  PHASESIM_HD RandomStream(std::uint64_t seed, std::uint32_t trial, std::uint32_t head,
+                           Stream stream)
+      : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}},
+        trial_(trial),
+        tag_(head << 8 | static_cast<std::uint32_t>(stream)) {}
+
+  /// Four random 32-bit words for (index, block).
+  PHASESIM_HD Philox::ctr_type bits(std::uint32_t index, std::uint32_t block) const {
+    const Philox::ctr_type counter = {{index, block, trial_, tag_}};
+    return Philox()(counter, key_);
+  }
+
+  /// Two independent N(0, 1) numbers for (index, block), by Box-Muller: sin and cos of
+  /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u). This is r123::boxmuller as the CPU
+  /// compiles it, written out because under nvcc Random123 calls CUDA's sincospi(a) instead
+  /// of sincos(pi * a), which differ in the last bits of nearly every draw; the GPU engine
+  /// must draw the CPU engine's numbers.
+  PHASESIM_HD r123::double2 normal_pair(std::uint32_t index, std::uint32_t block) const {
+    constexpr double kPi = 3.1415926535897932;  // Random123's constant
+    const auto w = bits(index, block);
+    const double radius = std::sqrt(-2.0 * std::log(r123::u01<double>(join(w[2], w[3]))));
+    double sine = 0;
+    double cosine = 0;
+    sincos(kPi * r123::uneg11<double>(join(w[0], w[1])), &sine, &cosine);
+    return {sine * radius, cosine * radius};
+  }
+
+  /// Normal number `component` of the vector at `index`: pairs fill components 2b, 2b+1.
+  PHASESIM_HD double normal(std::uint32_t index, std::uint32_t component) const {
+    const auto pair = normal_pair(index, component / 2);
+    return component % 2 == 0 ? pair.x : pair.y;
+  }
+
+  /// Two independent uniforms in (0, 1] with 53-bit resolution for (index, block).
+  PHASESIM_HD r123::double2 uniform_pair(std::uint32_t index, std::uint32_t block) const {
+    const auto w = bits(index, block);
+    return {r123::u01<double>(join(w[0], w[1])), r123::u01<double>(join(w[2], w[3]))};
+  }
+
+ private:
+  PHASESIM_HD static std::uint64_t join(std::uint32_t lo, std::uint32_t hi) {
+    return static_cast<std::uint64_t>(hi) << 32 | lo;
+  }
+
+  Philox::key_type key_;
+  std::uint32_t trial_;
+  std::uint32_t tag_;
+};
+
+}  // namespace phasesim

@@ -1,0 +1,62 @@
+#pragma once
+// Window/stride geometry of the compressed cache (MODEL.md section 2).
+//
+// Entry j pools slots s = 0..W-1 at positions t(j, s) = j*S + S - W + s, so the window
+// ends at the end of chunk j. Slots at negative positions do not exist.
+#include <cstdint>
+#include <vector>
+
+#include "phasesim/core/host_device.hpp"
+
+namespace phasesim {
+
+struct Geometry {
+  int window = 8;  ///< W: tokens pooled into one entry
+  int stride = 4;  ///< S: a new entry every S tokens
+
+  /// Throws InputError unless window >= 1 and stride >= 1.
+  void validate() const;
+
+  /// Position of slot s of entry j (negative: the slot does not exist).
+  PHASESIM_HD std::int64_t position(std::int64_t entry, int slot) const {
+    return entry * stride + stride - window + slot;
+  }
+  /// Phase of a position: t mod S, in [0, S).
+  PHASESIM_HD int phase_of_position(std::int64_t t) const {
+    const auto r = static_cast<int>(t % stride);
+    return r < 0 ? r + stride : r;
+  }
+  /// Phase of slot s: (s + S - W) mod S.
+  PHASESIM_HD int phase_of_slot(int slot) const {
+    return phase_of_position(static_cast<std::int64_t>(slot) + stride - window);
+  }
+  /// First slot of entry j that lies at a non-negative position.
+  PHASESIM_HD int first_existing_slot(std::int64_t entry) const {
+    const std::int64_t first = window - stride - entry * stride;
+    return first > 0 ? static_cast<int>(first) : 0;
+  }
+  /// Entries written before a query at position L: N_c = floor(L / S).
+  PHASESIM_HD std::int64_t entries_before(std::int64_t context) const { return context / stride; }
+  /// m_phi: slots of phase phi, i.e. how many entries hold a token of that phase.
+  PHASESIM_HD int multiplicity(int phase) const {
+    int count = 0;
+    for (int s = 0; s < window; ++s) count += phase_of_slot(s) == phase ? 1 : 0;
+    return count;
+  }
+
+  /// Slots of phase phi, in increasing order (empty for a structurally blind phase).
+  std::vector<int> slots_of_phase(int phase) const;
+};
+
+/// One entry that holds a given position, and the slot the position occupies there.
+struct EntrySlot {
+  std::int64_t entry;
+  int slot;
+};
+
+/// Entries among the first `entry_count` that contain position t (away from the ends
+/// there are exactly multiplicity(phase_of_position(t)) of them), by increasing slot.
+std::vector<EntrySlot> entries_containing(const Geometry& geometry, std::int64_t t,
+                                          std::int64_t entry_count);
+
+}  // namespace phasesim

@@ -1,0 +1,50 @@
+#pragma once
+// Needle placement of the per-phase needle-in-a-haystack protocol (MODEL.md section 5).
+//
+// Trial t = group * prompts + prompt. A needle of group r sits at p = k*G + r, the block
+// index k uniform on the same range for every group, so that every group has the same mean
+// and spread of absolute position. The range keeps p in [W, N_c*S - W]: every entry that
+// holds the needle exists, has all its slots at positions >= 0 (no renormalized gate) and
+// ends before the query at position L.
+#include <cstdint>
+#include <vector>
+
+#include "phasesim/core/host_device.hpp"
+#include "phasesim/core/random.hpp"
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim {
+
+struct NeedlePlan {
+  int groups = 1;                ///< G: group = needle position mod G
+  int prompts = 1;               ///< P: trials per group
+  std::int64_t first_block = 0;  ///< smallest k
+  std::int64_t block_count = 1;  ///< number of k values
+
+  PHASESIM_HD std::int64_t trials() const { return static_cast<std::int64_t>(groups) * prompts; }
+  PHASESIM_HD int group_of(std::uint32_t trial) const { return static_cast<int>(trial / prompts); }
+  PHASESIM_HD std::int64_t first_position(int group) const { return first_block * groups + group; }
+  PHASESIM_HD std::int64_t last_position(int group) const {
+    return (first_block + block_count - 1) * groups + group;
+  }
+
+  /// Needle position of a trial: k uniform from Stream::needle_position (head 0, index 0).
+  PHASESIM_HD std::int64_t position(std::uint64_t seed, std::uint32_t trial) const {
+    const RandomStream stream(seed, trial, 0, Stream::needle_position);
+    const double u = stream.uniform_pair(0, 0).x;  // (0, 1]
+    auto offset = static_cast<std::int64_t>((1 - u) * static_cast<double>(block_count));
+    if (offset >= block_count) offset = block_count - 1;
+    return (first_block + offset) * groups + group_of(trial);
+  }
+};
+
+/// The plan for a context of L tokens. Throws InputError naming --groups, --prompts or
+/// --context when G < 1, P < 1, G * P exceeds the 32-bit trial counter, or the context is
+/// too short to hold G groups of interior needle positions.
+NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts);
+
+/// For group r: how many of the plan's block_count needle positions have each phase
+/// 0..S-1 (the exact distribution the Monte Carlo engines sample from).
+std::vector<std::int64_t> phase_counts(const NeedlePlan& plan, const Geometry& geometry, int group);
+
+}  // namespace phasesim

@@ -1,0 +1,89 @@
+#pragma once
+// The single-head objective J(g) = sum_phi w_phi P(phi; g) of MODEL.md section 6, with
+// its exact gradient, in the normalized (physical) and the linear-retention model.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim {
+
+/// How a phase's success depends on the gate.
+///  normalized: P(phi) = P(max_{s in Slots(phi)} beta u_s + sqrt(1 - u_s^2) Z_s > max of
+///              N - m_phi distractors), u = g / ||g||_2 (MODEL.md section 4);
+///  linear:     P(phi) = A_lin(c_phi) = P(beta c_phi + Z > max of N - 1 distractors), with
+///              c_phi the largest gate weight among the slots of phi (MODEL.md section 6).
+/// N counts all entries; a phase without slots has P = 0 in both.
+enum class RetentionModel { normalized, linear };
+
+/// "normalized" or "linear"; throws InputError naming --model otherwise.
+RetentionModel parse_retention_model(std::string_view name);
+std::string to_string(RetentionModel model);
+
+/// Everything J depends on besides the gate.
+struct Objective {
+  Geometry geometry;
+  double beta = 4.5;
+  std::int64_t entries = 32768;  ///< N, entries in all
+  RetentionModel model = RetentionModel::normalized;
+  std::vector<double> phase_weights;  ///< w_phi, summing to 1; empty means uniform 1/S
+
+  /// Throws InputError (naming the CLI options) on bad parameters.
+  void validate() const;
+  /// w_phi for phi = 0..S-1 (uniform when phase_weights is empty).
+  std::vector<double> weights() const;
+};
+
+/// Phase weights from the user's --weights list: S finite non-negative numbers, not all
+/// zero, normalized to sum 1. Throws InputError naming `option`.
+std::vector<double> normalized_phase_weights(std::span<const double> raw, int stride,
+                                             const std::string& option = "--weights");
+
+struct ObjectiveValue {
+  double value = 0;               ///< J
+  std::vector<double> per_phase;  ///< P(phi)
+  std::vector<double> gradient;   ///< dJ/dg_s (gate weights) or dJ/db_s (logits)
+};
+
+/// J at gate weights g (non-negative, summing to 1) and dJ/dg_s, treating the W weights
+/// as free coordinates (the simplex constraint is the caller's: project or use logits).
+ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights);
+
+/// P(phi) and dP(phi)/dg_s for every phase: the building block of J (and of the
+/// multi-head loss of T3, which weighs the phases by the output loss).
+struct PhaseGradients {
+  std::vector<double> success;           ///< P(phi)
+  std::vector<std::vector<double>> d_g;  ///< d_g[phi][s] = dP(phi)/dg_s
+};
+PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
+
+/// J at g = softmax(b) and dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
+ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits);
+
+/// Building blocks of the chain rule. dJ/dg from dJ/du with u = g/||g||_2:
+/// dJ/dg_t = (dJ/du_t - u_t sum_s u_s dJ/du_s) / ||g||.
+std::vector<double> normalized_backprop(std::span<const double> g, std::span<const double> d_u);
+/// dJ/db from dJ/dg with g = softmax(b): dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
+std::vector<double> softmax_backprop(std::span<const double> g, std::span<const double> d_g);
+
+/// Logits of a gate spec (log of its weights; softmax gives the gate back), the way
+/// every optimizer and dynamics run starts from --init / random:SEED:SCALE.
+std::vector<double> initial_logits(const std::string& spec, int window);
+
+/// What the commands report about a gate's shape.
+struct GateSummary {
+  int argmax = 0;         ///< heaviest slot (the first one at ties)
+  double max_weight = 0;  ///< its weight
+  double entropy = 0;     ///< -sum g log g, in nats (0 for a one-hot gate)
+  int k_effective = 0;    ///< slots holding more than kEffectiveWeight
+};
+
+/// A slot counts towards k_effective when it holds more than 1% of the weight.
+inline constexpr double kEffectiveWeight = 0.01;
+
+GateSummary summarize_gate(std::span<const double> weights);
+
+}  // namespace phasesim

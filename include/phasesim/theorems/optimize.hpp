@@ -1,0 +1,66 @@
+#pragma once
+// Gate optimization (Theorem 1): maximize J(g) over the simplex with g = softmax(b), by
+// L-BFGS ascent on the logits with the exact gradient, from several starts.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "phasesim/theorems/objective.hpp"
+
+namespace phasesim {
+
+/// Result of one local ascent.
+struct Ascent {
+  std::vector<double> logits;
+  ObjectiveValue at;  ///< J, P(phi) and dJ/db at the final logits
+  int iterations = 0;
+};
+
+/// L-BFGS ascent on the logits from `logits`: stops when the logit gradient is below
+/// 1e-10 in every coordinate, when J stops improving (relative change below 1e-15 over
+/// three iterations), when a backtracking line search finds no increase, or after
+/// `max_iterations`. J never decreases along the way.
+Ascent lbfgs_ascent(const Objective& objective, std::vector<double> logits, int max_iterations);
+
+struct OptimizeSettings {
+  int restarts = 8;         ///< random starts random:SEED+r:init_scale, r = 0..restarts-1
+  std::uint64_t seed = 1;   ///< SEED above
+  double init_scale = 2.0;  ///< SCALE above
+  int max_iterations = 500;
+  /// Further starts (logits), e.g. the previous optimum when sweeping beta.
+  std::vector<std::vector<double>> warm_starts;
+
+  /// Throws InputError naming --restarts, --init-scale or --max-iterations.
+  void validate() const;
+};
+
+struct GateOptimum {
+  std::vector<double> gate;  ///< best weights found
+  std::vector<double> logits;
+  double objective = 0;  ///< J(gate)
+  std::vector<double> per_phase;
+  double onehot_objective = 0;  ///< best J over one-hot gates
+  int onehot_slot = 0;
+  GateSummary summary;
+  int k_star_predicted = 1;  ///< equal-split law (THEORY.md, T1b)
+  std::string best_start;    ///< which start led to the optimum
+  int starts = 0;
+  int iterations = 0;  ///< summed over starts
+};
+
+/// Runs lbfgs_ascent from: the equal splits over the k heaviest-weighted phases
+/// (k = 1..phases with slots), every warm start and `restarts` random starts (in
+/// parallel, OpenMP), then polishes the best: its one-hot and its equal split over the
+/// slots above 1% are tried as starts too. The result depends only on the settings, not
+/// on the thread count (ties go to the earlier start).
+GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings);
+
+/// The best one-hot gate: its slot and J (the first slot at ties).
+std::pair<int, double> best_onehot(const Objective& objective);
+
+/// Logits of a start that puts almost all weight, equally, on `slots` (the rest gets
+/// e^-8 relative weight so that the ascent can still move it).
+std::vector<double> split_logits(int window, const std::vector<int>& slots);
+
+}  // namespace phasesim

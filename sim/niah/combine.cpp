@@ -1,0 +1,51 @@
+#include "phasesim/niah/combine.hpp"
+
+#include <charconv>
+#include <vector>
+
+#include "phasesim/core/error.hpp"
+
+namespace phasesim {
+
+CombineRule parse_combine(std::string_view text, int heads) {
+  const std::string shown(text);
+  if (text == "any") return {1, shown};
+  int votes = 0;
+  const auto digits = text.substr(text.starts_with("vote:") ? 5 : text.size());
+  const auto* end = digits.data() + digits.size();
+  const auto parsed = std::from_chars(digits.data(), end, votes);
+  require(text.starts_with("vote:") && parsed.ec == std::errc() && parsed.ptr == end,
+          "invalid --combine " + shown + " (use any or vote:K)");
+  require(votes >= 1, "invalid --combine " + shown + " (K must be at least 1)");
+  require(votes <= heads, "invalid --combine " + shown +
+                              " (K must be at most the number of heads, " + std::to_string(heads) +
+                              ")");
+  return {votes, shown};
+}
+
+bool combine_outcomes(std::span<const std::uint8_t> retrieved, const CombineRule& rule,
+                      int excluded) {
+  int count = 0;
+  for (std::size_t h = 0; h < retrieved.size(); ++h) {
+    if (static_cast<int>(h) != excluded) count += retrieved[h] ? 1 : 0;
+  }
+  return count >= rule.votes;
+}
+
+double combine_probabilities(std::span<const double> probability, const CombineRule& rule,
+                             int excluded) {
+  // count[k] = P(exactly k of the heads seen so far retrieve), capped at K ("K or more").
+  const auto K = static_cast<std::size_t>(rule.votes);
+  std::vector<double> count(K + 1, 0.0);
+  count[0] = 1;
+  for (std::size_t h = 0; h < probability.size(); ++h) {
+    if (static_cast<int>(h) == excluded) continue;
+    const double p = probability[h];
+    count[K] += count[K - 1] * p;
+    for (std::size_t k = K - 1; k > 0; --k) count[k] = count[k] * (1 - p) + count[k - 1] * p;
+    count[0] *= 1 - p;
+  }
+  return count[K];
+}
+
+}  // namespace phasesim

@@ -1,0 +1,242 @@
+#include "phasesim/theorems/optimize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <numeric>
+#include <tuple>
+
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/concentration.hpp"
+
+namespace phasesim {
+namespace {
+
+constexpr std::size_t kMemory = 8;  // L-BFGS curvature pairs kept
+constexpr double kGradientTolerance = 1e-10;
+constexpr double kStallTolerance = 1e-15;  // relative improvement that counts as none
+constexpr int kStallIterations = 3;
+constexpr double kArmijo = 1e-4;
+constexpr int kHalvings = 40;
+constexpr double kMaxStep = 10;  // largest change of one logit per iteration
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::inner_product(a.begin(), a.end(), b.begin(), 0.0);
+}
+
+double max_abs(const std::vector<double>& a) {
+  double m = 0;
+  for (double x : a) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Curvature pairs of F = -J: s = step in logits, y = change of dF/db.
+struct Pair {
+  std::vector<double> s, y;
+  double rho;
+};
+
+// The two-loop recursion: an ascent direction H grad J from the stored pairs.
+std::vector<double> direction(const std::deque<Pair>& pairs, const std::vector<double>& grad_j) {
+  std::vector<double> q(grad_j.size());
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = -grad_j[i];  // grad F
+  if (pairs.empty()) {
+    const double scale = 1 / max_abs(q);  // a first step that moves a logit by 1
+    for (double& x : q) x *= -scale;
+    return q;
+  }
+  std::vector<double> alpha(pairs.size());
+  for (std::size_t k = pairs.size(); k-- > 0;) {
+    alpha[k] = pairs[k].rho * dot(pairs[k].s, q);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] -= alpha[k] * pairs[k].y[i];
+  }
+  const auto& last = pairs.back();
+  const double gamma = dot(last.s, last.y) / dot(last.y, last.y);
+  for (double& x : q) x *= gamma;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const double b = pairs[k].rho * dot(pairs[k].y, q);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] += pairs[k].s[i] * (alpha[k] - b);
+  }
+  for (double& x : q) x = -x;
+  return q;
+}
+
+// Backtracking (Armijo) along p; returns false when no step increases J.
+bool line_search(const Objective& objective, std::vector<double>& x, ObjectiveValue& at,
+                 std::vector<double> p) {
+  const double cap = max_abs(p);
+  if (cap > kMaxStep) {
+    for (double& v : p) v *= kMaxStep / cap;
+  }
+  const double slope = dot(at.gradient, p);
+  if (!(slope > 0)) return false;
+  std::vector<double> trial(x.size());
+  for (int h = 0; h < kHalvings; ++h) {
+    const double t = std::ldexp(1.0, -h);
+    for (std::size_t i = 0; i < x.size(); ++i) trial[i] = x[i] + t * p[i];
+    auto next = evaluate_logits(objective, trial);
+    if (next.value > at.value + kArmijo * t * slope) {
+      x = trial;
+      at = std::move(next);
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Start {
+  std::string name;
+  std::vector<double> logits;
+};
+
+// The k heaviest-weighted phases with slots, one slot each (the newest), k = 1..K.
+std::vector<Start> split_starts(const Objective& objective) {
+  const auto& geometry = objective.geometry;
+  const auto w = objective.weights();
+  std::vector<int> phases;
+  for (int phi = 0; phi < geometry.stride; ++phi) {
+    if (geometry.multiplicity(phi) > 0) phases.push_back(phi);
+  }
+  std::stable_sort(phases.begin(), phases.end(), [&](int a, int b) {
+    return w[static_cast<std::size_t>(a)] > w[static_cast<std::size_t>(b)];
+  });
+  std::vector<Start> starts;
+  std::vector<int> slots;
+  for (int phi : phases) {
+    slots.push_back(geometry.slots_of_phase(phi).back());
+    starts.push_back(
+        {"split:" + std::to_string(slots.size()), split_logits(geometry.window, slots)});
+  }
+  return starts;
+}
+
+std::vector<Start> all_starts(const Objective& objective, const OptimizeSettings& settings) {
+  auto starts = split_starts(objective);
+  for (std::size_t i = 0; i < settings.warm_starts.size(); ++i) {
+    starts.push_back({"warm:" + std::to_string(i), settings.warm_starts[i]});
+  }
+  for (int r = 0; r < settings.restarts; ++r) {
+    const auto spec = "random:" + std::to_string(settings.seed + static_cast<std::uint64_t>(r)) +
+                      ":" + format_number(settings.init_scale);
+    starts.push_back({spec, initial_logits(spec, objective.geometry.window)});
+  }
+  return starts;
+}
+
+// Runs every start (in parallel); the best result, ties to the earlier start.
+std::pair<std::size_t, std::vector<Ascent>> run_starts(const Objective& objective,
+                                                       const std::vector<Start>& starts,
+                                                       int max_iterations) {
+  std::vector<Ascent> results(starts.size());
+  const auto count = static_cast<std::int64_t>(starts.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    results[k] = lbfgs_ascent(objective, starts[k].logits, max_iterations);
+  }
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < results.size(); ++k) {
+    if (results[k].at.value > results[best].at.value) best = k;
+  }
+  return {best, std::move(results)};
+}
+
+}  // namespace
+
+void OptimizeSettings::validate() const {
+  require(restarts >= 1,
+          "invalid --restarts " + std::to_string(restarts) + " (must be at least 1)");
+  require(std::isfinite(init_scale) && init_scale >= 0,
+          "invalid --init-scale " + format_number(init_scale) + " (must be finite and >= 0)");
+  require(max_iterations >= 1,
+          "invalid --max-iterations " + std::to_string(max_iterations) + " (must be at least 1)");
+}
+
+std::pair<int, double> best_onehot(const Objective& objective) {
+  std::pair<int, double> best{0, -1.0};
+  const auto window = static_cast<std::size_t>(objective.geometry.window);
+  for (std::size_t s = 0; s < window; ++s) {
+    std::vector<double> g(window, 0.0);
+    g[s] = 1;
+    const double value = evaluate_weights(objective, g).value;
+    if (value > best.second) best = {static_cast<int>(s), value};
+  }
+  return best;
+}
+
+std::vector<double> split_logits(int window, const std::vector<int>& slots) {
+  std::vector<double> logits(static_cast<std::size_t>(window), -8.0);
+  for (int s : slots) logits[static_cast<std::size_t>(s)] = 0.0;
+  return logits;
+}
+
+Ascent lbfgs_ascent(const Objective& objective, std::vector<double> logits, int max_iterations) {
+  Ascent result{std::move(logits), {}, 0};
+  auto& x = result.logits;
+  auto& at = result.at;
+  at = evaluate_logits(objective, x);
+  std::deque<Pair> pairs;
+  int stalled = 0;
+  while (result.iterations < max_iterations && max_abs(at.gradient) > kGradientTolerance) {
+    const auto x_old = x;
+    const auto old = at;
+    if (!line_search(objective, x, at, direction(pairs, at.gradient))) {
+      if (pairs.empty()) break;
+      pairs.clear();  // a poor quasi-Newton model: restart from steepest ascent
+      continue;
+    }
+    ++result.iterations;
+    Pair pair{std::vector<double>(x.size()), std::vector<double>(x.size()), 0};
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      pair.s[i] = x[i] - x_old[i];
+      pair.y[i] = old.gradient[i] - at.gradient[i];
+    }
+    const double sy = dot(pair.s, pair.y);
+    if (sy > 1e-12 * std::sqrt(dot(pair.s, pair.s) * dot(pair.y, pair.y))) {
+      pair.rho = 1 / sy;
+      pairs.push_back(std::move(pair));
+      if (pairs.size() > kMemory) pairs.pop_front();
+    }
+    const bool improved = at.value - old.value > kStallTolerance * std::abs(at.value);
+    stalled = improved ? 0 : stalled + 1;
+    if (stalled >= kStallIterations) break;
+  }
+  return result;
+}
+
+GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings) {
+  objective.validate();
+  settings.validate();
+  auto starts = all_starts(objective, settings);
+  auto [best, results] = run_starts(objective, starts, settings.max_iterations);
+
+  GateOptimum optimum;
+  optimum.starts = static_cast<int>(starts.size());
+  for (const auto& r : results) optimum.iterations += r.iterations;
+  // Polish: the best gate's one-hot and its equal split over the slots above 1%.
+  const auto g = gate_from_logits(results[best].logits, "best").weights;
+  std::vector<int> support;
+  for (std::size_t s = 0; s < g.size(); ++s) {
+    if (g[s] > kEffectiveWeight) support.push_back(static_cast<int>(s));
+  }
+  const auto top = summarize_gate(g).argmax;
+  std::vector<Start> polish = {{"polish:onehot", split_logits(objective.geometry.window, {top})},
+                               {"polish:support", split_logits(objective.geometry.window, support)},
+                               {"polish:best", results[best].logits}};
+  auto [polished, refined] = run_starts(objective, polish, settings.max_iterations);
+  for (const auto& r : refined) optimum.iterations += r.iterations;
+  const bool better = refined[polished].at.value > results[best].at.value;
+  const auto& winner = better ? refined[polished] : results[best];
+  optimum.best_start = better ? polish[polished].name : starts[best].name;
+  optimum.logits = winner.logits;
+  optimum.gate = gate_from_logits(winner.logits, "optimum").weights;
+  optimum.objective = winner.at.value;
+  optimum.per_phase = winner.at.per_phase;
+  optimum.summary = summarize_gate(optimum.gate);
+  optimum.k_star_predicted = equal_split_law(objective).k_star;
+  std::tie(optimum.onehot_slot, optimum.onehot_objective) = best_onehot(objective);
+  return optimum;
+}
+
+}  // namespace phasesim
