@@ -7,17 +7,8 @@
 #include <sstream>
 
 #include "phasesim/core/atomic_file.hpp"
-#include "phasesim/version.hpp"
 
 namespace phasesim::cli {
-
-Json new_document(const std::string& command) {
-  Json doc;
-  doc["schema"] = kSchema;
-  doc["command"] = command;
-  doc["phasesim_version"] = kVersion;
-  return doc;
-}
 
 void add_json_option(CLI::App& command, std::string& path) {
   command.add_option("--json", path,

@@ -3,22 +3,13 @@
 // and a human-readable table on stdout.
 #include <CLI/CLI.hpp>
 #include <iosfwd>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "phasesim/core/document.hpp"
 #include "phasesim/model/geometry.hpp"
 
 namespace phasesim::cli {
-
-using Json = nlohmann::ordered_json;
-
-/// Version of the JSON layout; bump it when a key changes meaning or disappears.
-inline constexpr const char* kSchema = "phasesim/1";
-
-/// A new document: {"schema": ..., "command": ..., "phasesim_version": ...}. Commands
-/// add every parameter under its option name (snake_case) and then their results.
-Json new_document(const std::string& command);
 
 /// Declares --json PATH on a command ("-" writes the JSON to stdout instead of a table).
 void add_json_option(CLI::App& command, std::string& path);

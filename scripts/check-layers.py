@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Fails when an #include points from a lower layer to a higher one (docs/ARCHITECTURE.md).
+
+A layer is a folder: theory/<layer>/ or sim/<layer>/ with its public headers in
+include/phasesim/<layer>/. Each layer may include its own headers and those of the layers
+listed below for it; nothing else. The arrows therefore point one way and the folders
+have no cycle.
+"""
+import pathlib
+import re
+import sys
+
+# Each layer and the layers it may use (directly or not), bottom first.
+ALLOWED = {
+    "core": set(),
+    "model": {"core"},
+    "channel": {"core", "model"},
+    "theorems": {"core", "model", "channel"},
+    "niah": {"core", "model"},
+    "engines": {"core", "model", "channel", "niah"},
+    "sweep": {"core"},
+    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(phasesim/([a-z_]+)/|phasesim/version\.hpp|cli/)')
+
+
+def layer_of(path: pathlib.Path) -> str | None:
+    parts = path.parts
+    if parts[:2] == ("include", "phasesim") and len(parts) > 3:
+        return parts[2]
+    if parts[0] in ("theory", "sim") and len(parts) > 2:
+        return parts[1]
+    return None
+
+
+def main() -> int:
+    root = pathlib.Path(__file__).resolve().parent.parent
+    bad = []
+    for path in sorted(root.glob("**/*")):
+        rel = path.relative_to(root)
+        if rel.parts[0] not in ("include", "theory", "sim") or path.suffix not in (
+                ".cpp", ".hpp", ".cu", ".cuh"):
+            continue
+        layer = layer_of(rel)
+        if layer not in ALLOWED:
+            bad.append(f"{rel}: not in a layer folder ({', '.join(ALLOWED)})")
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            match = INCLUDE.match(line)
+            if not match:
+                continue
+            # phasesim/version.hpp is generated into core; cli/ headers belong to the CLI.
+            target = match.group(2) or ("cli" if match.group(1) == "cli/" else "core")
+            if target != layer and target not in ALLOWED[layer]:
+                bad.append(f"{rel}:{number}: layer '{layer}' includes '{target}' ({line.strip()})")
+    if bad:
+        print("check-layers: includes against the layering:\n" + "\n".join(bad))
+        return 1
+    print("check-layers: every include points down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
