@@ -8,8 +8,6 @@
 
 namespace {
 
-using phasesim::EngineKind;
-
 struct Case {
   std::string gate;
   int dim;  ///< 0: standardized channel
@@ -18,38 +16,32 @@ struct Case {
   int prompts;
 };
 
-void run(benchmark::State& state, EngineKind engine, const Case& c) {
-  phasesim::NiahModel model;
-  model.gates = phasesim::parse_gates(c.gate, model.geometry.window);
-  model.context = c.context;
+void run(benchmark::State& state, const std::string& engine, const Case& c) {
+  phasesim::NiahSpec spec;
+  spec.gates = c.gate;
+  spec.context = c.context;
   if (c.dim > 0) {
-    model.beta.reset();
-    model.dim = c.dim;
-    model.query_noise = 1;
+    spec.dim = c.dim;
+    spec.query_noise = 1;
   }
-  model.rms_norm = c.rms_norm;
-  const auto needles = phasesim::plan_needles(model.geometry, c.context, 8, c.prompts);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(phasesim::simulate(engine, model, needles, 1));
-  }
+  spec.rms_norm = c.rms_norm;
+  spec.prompts = c.prompts;
+  const auto run = phasesim::make_run(spec);
+  const auto engines = phasesim::builtin_engines();
+  const auto& chosen = engines.find(engine);
+  for (auto _ : state) benchmark::DoNotOptimize(chosen.run(run, phasesim::Parallel{1}));
   state.counters["trials/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * needles.trials()), benchmark::Counter::kIsRate);
+      static_cast<double>(state.iterations() * run.needles.trials()), benchmark::Counter::kIsRate);
 }
 
 // W = 8, S = 4 throughout; L = 131072 unless the case is too slow for it.
-void BM_FastChannel(benchmark::State& s) {
-  run(s, EngineKind::fast, {"last", 0, false, 131072, 256});
-}
-void BM_FastConditional(benchmark::State& s) {
-  run(s, EngineKind::fast, {"last", 64, false, 131072, 256});
-}
+void BM_FastChannel(benchmark::State& s) { run(s, "fast", {"last", 0, false, 131072, 256}); }
+void BM_FastConditional(benchmark::State& s) { run(s, "fast", {"last", 64, false, 131072, 256}); }
 void BM_FastConditionalRms(benchmark::State& s) {
-  run(s, EngineKind::fast, {"weights:0,0,0,0,1,2,3,4", 64, true, 131072, 256});
+  run(s, "fast", {"weights:0,0,0,0,1,2,3,4", 64, true, 131072, 256});
 }
-void BM_FastStreaming(benchmark::State& s) {
-  run(s, EngineKind::fast, {"uniform", 64, false, 8192, 16});
-}
-void BM_Full(benchmark::State& s) { run(s, EngineKind::full, {"uniform", 64, false, 8192, 2}); }
+void BM_FastStreaming(benchmark::State& s) { run(s, "fast", {"uniform", 64, false, 8192, 16}); }
+void BM_Full(benchmark::State& s) { run(s, "full", {"uniform", 64, false, 8192, 2}); }
 
 }  // namespace
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/gpu.hpp"
 
 using phasesim::test::run_cli;
 using phasesim::test::TempDir;

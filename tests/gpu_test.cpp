@@ -1,6 +1,8 @@
 // The gpu engine against the CPU full engine, draw for draw. Built only with CUDA, as its own
 // program: without a device it says why and exits 77, which ctest reports as skipped.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include "phasesim/engines/gpu.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,102 +10,77 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "niah_fixture.hpp"
+#include "phasesim/engines/parity.hpp"
 
 using namespace phasesim;
 
 namespace {
 
-struct Setup {
-  Geometry geometry{8, 4};
-  std::string gate = "random:1";
-  int heads = 2;
-  int dim = 16;
-  double query_noise = 1;
-  double content_noise = 0;
-  bool rms_norm = false;
-  std::int64_t context = 1024;
-  int groups = 4;
-  int prompts = 32;
-};
-
-struct Experiment {
-  NiahModel model;
-  NeedlePlan needles;
-};
-
-Experiment experiment(const Setup& s) {
-  Experiment e;
-  e.model.geometry = s.geometry;
-  const auto gate = parse_gate(s.gate, s.geometry.window);
-  for (int h = 0; h < s.heads; ++h) e.model.gates.push_back(replicate_gate(gate, h));
-  e.model.context = s.context;
-  e.model.beta.reset();
-  e.model.dim = s.dim;
-  e.model.query_noise = s.query_noise;
-  e.model.content_noise = s.content_noise;
-  e.model.rms_norm = s.rms_norm;
-  e.model.seed = 5;
-  e.needles = plan_needles(s.geometry, s.context, s.groups, s.prompts);
-  return e;
+// Two random heads, W = 8, S = 4, d = 16, L = 1024, 4 groups x 32 prompts.
+NiahSpec small() {
+  NiahSpec s;
+  s.gates = "random:1";
+  s.heads = 2;
+  s = test::full_vector(s, 16, 1.0);
+  s.context = 1024;
+  s.groups = 4;
+  s.prompts = 32;
+  s.seed = 5;
+  return s;
 }
 
 // Every (trial, head) attends to the same entry on both; logits agree to rounding (CUDA's
-// and glibc's sin, cos, log and exp may differ by an ulp, so bitwise equality is reported).
-void check_parity(const Setup& s) {
-  const auto e = experiment(s);
-  const auto cpu = full_vector_argmaxes(EngineKind::full, e.model, e.needles, 0);
-  const auto gpu = full_vector_argmaxes(EngineKind::gpu, e.model, e.needles, 0);
-  REQUIRE(cpu.size() == gpu.size());
-  std::size_t same_entry = 0;
-  std::size_t bitwise = 0;
-  double largest = 0;
-  for (std::size_t i = 0; i < cpu.size(); ++i) {
-    same_entry += cpu[i].entry == gpu[i].entry ? 1 : 0;
-    bitwise += cpu[i].logit == gpu[i].logit ? 1 : 0;
-    largest = std::max(largest, std::abs(cpu[i].logit - gpu[i].logit));
-  }
-  MESSAGE(s.gate << " W=" << s.geometry.window << " S=" << s.geometry.stride << " d=" << s.dim
-                 << ": " << bitwise << " of " << cpu.size()
-                 << " logits bitwise equal, largest difference " << largest);
-  CHECK(same_entry == cpu.size());
-  CHECK(largest <= 1e-9);
+// and glibc's sin, cos, log and exp may differ by an ulp, so bitwise equality is reported),
+// and two gpu runs give the same bits.
+void check_parity(const NiahSpec& s) {
+  const auto& engines = test::shipped_engines();
+  const auto check =
+      phasesim::check_parity(make_run(s), engines.find("full"), engines.find("gpu"), Parallel{});
+  const auto& c = check.comparison;
+  MESSAGE(s.gates << " W=" << s.geometry.window << " S=" << s.geometry.stride << " d=" << *s.dim
+                  << ": " << c.logits_bitwise_equal << " of " << c.pairs
+                  << " logits bitwise equal, largest difference " << c.max_logit_difference);
+  CHECK(c.entries_differing == 0);
+  CHECK(c.outcomes_differing == 0);
+  CHECK(c.max_logit_difference <= kParityLogitTolerance);
+  CHECK(c.candidate_repeatable);
 }
 
 }  // namespace
 
-TEST_CASE("gpu = full: random gate, W=8 S=4, two heads") { check_parity({}); }
+TEST_CASE("gpu = full: random gate, W=8 S=4, two heads") { check_parity(small()); }
 
 TEST_CASE("gpu = full: content noise and rms-norm, uniform gate") {
-  Setup s;
-  s.gate = "uniform";
+  auto s = small();
+  s.gates = "uniform";
   s.content_noise = 0.7;
   s.rms_norm = true;
   check_parity(s);
 }
 
 TEST_CASE("gpu = full: W < S, odd dimension, one head") {
-  Setup s;
+  auto s = small();
   s.geometry = {3, 5};
-  s.gate = "weights:1,2,3";
+  s.gates = "weights:1,2,3";
   s.heads = 1;
   s.dim = 7;
   check_parity(s);
 }
 
 TEST_CASE("gpu = full: entries that pool nothing score 0 (onehot:0, W=12 S=1)") {
-  Setup s;
+  auto s = small();
   s.geometry = {12, 1};
-  s.gate = "onehot:0";  // entries 0..10 hold only negative positions under slot 0
+  s.gates = "onehot:0";  // entries 0..10 hold only negative positions under slot 0
   s.rms_norm = true;
   s.context = 256;
   check_parity(s);
 }
 
 TEST_CASE("gpu = full: 128 threads a block (W=1 S=1, 4096 entries) and three heads") {
-  Setup s;
+  auto s = small();
   s.geometry = {1, 1};
-  s.gate = "last";
+  s.gates = "last";
   s.heads = 3;
   s.context = 4096;
   s.prompts = 8;
@@ -111,7 +88,7 @@ TEST_CASE("gpu = full: 128 threads a block (W=1 S=1, 4096 entries) and three hea
 }
 
 TEST_CASE("gpu = full: d = 2048 caps the blocks in flight, so blocks loop over (trial, head)") {
-  Setup s;
+  auto s = small();
   s.geometry = {32, 8};
   s.dim = 2048;
   s.heads = 1;
@@ -120,16 +97,15 @@ TEST_CASE("gpu = full: d = 2048 caps the blocks in flight, so blocks loop over (
   check_parity(s);
 }
 
-TEST_CASE("two gpu runs give the same bits") {
-  Setup s;
-  s.content_noise = 0.3;
-  const auto e = experiment(s);
-  const auto first = full_vector_argmaxes(EngineKind::gpu, e.model, e.needles, 0);
-  const auto second = full_vector_argmaxes(EngineKind::gpu, e.model, e.needles, 0);
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    CHECK(first[i].entry == second[i].entry);
-    CHECK(first[i].logit == second[i].logit);
-  }
+TEST_CASE("the agreement suite on the device: gpu, full and fast on independent seeds") {
+  auto s = small();
+  s.gates = "uniform";
+  s.heads = 1;
+  s.geometry = {8, 2};  // shared tokens: fast streams token projections
+  s.context = 512;
+  s.groups = 2;
+  s.prompts = 2000;
+  CHECK(test::check_engines_agree(s).size() == 3);
 }
 
 TEST_CASE("niah --engine gpu writes the full engine's JSON but for the engine's name") {

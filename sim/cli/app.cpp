@@ -3,6 +3,7 @@
 
 #include "cli/command.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/engines/engine.hpp"
 #include "phasesim/version.hpp"
 
 namespace phasesim::cli {
@@ -38,8 +39,10 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   app->require_subcommand(1);
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
-  add_niah_command(*app, action);
-  add_gpu_check_command(*app, action);
+  // Shared with the actions, which outlive the parser when a sweep or the demo runs them.
+  const auto engines = std::make_shared<const EngineRegistry>(builtin_engines());
+  add_niah_command(*app, action, engines);
+  add_gpu_check_command(*app, action, engines);
   add_optimize_command(*app, action);
   add_phase_diagram_command(*app, action);
   add_dynamics_command(*app, action);

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace phasesim {
+class EngineRegistry;
+}
+
 namespace phasesim::cli {
 
 /// Exit statuses shared by every command.
@@ -25,10 +29,11 @@ using Action = std::function<int(std::ostream& out)>;
 
 void add_coverage_command(CLI::App& app, Action& action);
 void add_channel_command(CLI::App& app, Action& action);
-void add_niah_command(CLI::App& app, Action& action);
+void add_niah_command(CLI::App& app, Action& action, std::shared_ptr<const EngineRegistry> engines);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
-void add_gpu_check_command(CLI::App& app, Action& action);
+void add_gpu_check_command(CLI::App& app, Action& action,
+                           std::shared_ptr<const EngineRegistry> engines);
 // Theorems (theory/THEORY.md).
 void add_optimize_command(CLI::App& app, Action& action);
 void add_phase_diagram_command(CLI::App& app, Action& action);

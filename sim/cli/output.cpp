@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/error.hpp"
 
 namespace phasesim::cli {
 
@@ -20,6 +21,16 @@ void add_geometry_options(CLI::App& command, Geometry& geometry) {
       ->capture_default_str();
   command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
       ->capture_default_str();
+}
+
+void add_threads_option(CLI::App& command, int& threads) {
+  command.add_option("--threads", threads, "OpenMP threads (0: the OpenMP default)")
+      ->capture_default_str();
+}
+
+void check_threads(int threads) {
+  require(threads >= 0, "invalid --threads " + std::to_string(threads) +
+                            " (must be >= 0; 0 uses the OpenMP default)");
 }
 
 void write_json(const std::string& path, const Json& document) {
@@ -48,6 +59,12 @@ void Table::print(std::ostream& out) const {
     }
     out << '\n';
   }
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + items[i];
+  return text;
 }
 
 std::string fixed(double value, int digits) {

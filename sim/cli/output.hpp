@@ -17,6 +17,12 @@ void add_json_option(CLI::App& command, std::string& path);
 /// Declares --window/-W and --stride/-S, the geometry every model command takes.
 void add_geometry_options(CLI::App& command, Geometry& geometry);
 
+/// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
+void add_threads_option(CLI::App& command, int& threads);
+
+/// Throws InputError unless threads >= 0.
+void check_threads(int threads);
+
 /// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
 void write_json(const std::string& path, const Json& document);
 
@@ -33,6 +39,9 @@ class Table {
  private:
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// The items separated by `separator`: join({"a", "b"}, ", ") is "a, b".
+std::string join(const std::vector<std::string>& items, const std::string& separator);
 
 /// Fixed-point text with `digits` decimals.
 std::string fixed(double value, int digits = 6);

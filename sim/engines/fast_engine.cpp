@@ -4,8 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "monte_carlo.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
+#include "phasesim/engines/engine.hpp"
 #include "phasesim/engines/full_vector.hpp"
 
 namespace phasesim::engines {
@@ -78,7 +80,7 @@ std::string fast_path_name(FastPath path) {
   return "unknown";
 }
 
-FastEngine::FastEngine(const NiahModel& model)
+FastSampler::FastSampler(const NiahModel& model)
     : model_(model),
       entries_(model.entries()),
       dim_(model.dim.value_or(0)),
@@ -89,7 +91,7 @@ FastEngine::FastEngine(const NiahModel& model)
   for (const auto& gate : model.gates) heads_.push_back(plan_head(gate));
 }
 
-FastEngine::Head FastEngine::plan_head(const Gate& gate) const {
+FastSampler::Head FastSampler::plan_head(const Gate& gate) const {
   Head h;
   h.path = fast_path(model_, gate);
   h.weights = gate.weights;
@@ -105,7 +107,7 @@ FastEngine::Head FastEngine::plan_head(const Gate& gate) const {
   return h;
 }
 
-FastEngine::Workspace FastEngine::workspace() const {
+FastSampler::Workspace FastSampler::workspace() const {
   const auto d = static_cast<Eigen::Index>(std::max(dim_, 1));
   const auto W = static_cast<Eigen::Index>(model_.geometry.window);
   Workspace ws;
@@ -115,8 +117,8 @@ FastEngine::Workspace FastEngine::workspace() const {
   return ws;
 }
 
-bool FastEngine::retrieves(std::uint32_t trial, std::int64_t needle, int head,
-                           Workspace& ws) const {
+bool FastSampler::retrieves(std::uint32_t trial, std::int64_t needle, int head,
+                            Workspace& ws) const {
   const auto& h = heads_[static_cast<std::size_t>(head)];
   const Trial t{trial, needle, head};
   switch (h.path) {
@@ -134,21 +136,21 @@ bool FastEngine::retrieves(std::uint32_t trial, std::int64_t needle, int head,
   return false;
 }
 
-RandomStream FastEngine::stream(const Trial& t, Stream kind) const {
+RandomStream FastSampler::stream(const Trial& t, Stream kind) const {
   return RandomStream(model_.seed, t.id, static_cast<std::uint32_t>(t.head), kind);
 }
 
-const std::vector<int>& FastEngine::needle_slots(const Trial& t) const {
+const std::vector<int>& FastSampler::needle_slots(const Trial& t) const {
   const int phase = model_.geometry.phase_of_position(t.needle);
   return phase_slots_[static_cast<std::size_t>(phase)];
 }
 
-std::int64_t FastEngine::needle_entry(std::int64_t needle, int slot) const {
+std::int64_t FastSampler::needle_entry(std::int64_t needle, int slot) const {
   const auto& g = model_.geometry;
   return (needle - g.stride + g.window - slot) / g.stride;
 }
 
-FastEngine::Query FastEngine::sample_query(const Trial& t, Workspace& ws) const {
+FastSampler::Query FastSampler::sample_query(const Trial& t, Workspace& ws) const {
   const auto keys = stream(t, Stream::key);
   generate_query(keys, stream(t, Stream::query_noise), t.needle, dim_, model_.query_noise,
                  ws.query.data());
@@ -160,8 +162,8 @@ FastEngine::Query FastEngine::sample_query(const Trial& t, Workspace& ws) const 
 // Gate of one entry under content noise. xi is drawn per token: per (entry, slot) in the
 // standardized channel, whose entries are independent by definition (as streaming_entries
 // draws it), and per position in the full-vector model (as the full engine draws it).
-const double* FastEngine::content_gate(const Head& h, const Trial& t, std::int64_t entry,
-                                       Workspace& ws) const {
+const double* FastSampler::content_gate(const Head& h, const Trial& t, std::int64_t entry,
+                                        Workspace& ws) const {
   if (h.tau == 0) return h.weights.data();
   const auto& g = model_.geometry;
   const auto content = stream(t, Stream::content_noise);
@@ -176,7 +178,7 @@ const double* FastEngine::content_gate(const Head& h, const Trial& t, std::int64
 
 // Standardized channel: X_s = beta u_s + sqrt(1 - u_s^2) Z_s for the m entries holding the
 // needle, against the exact maximum of the N_c - m independent N(0, 1) distractors.
-bool FastEngine::channel(const Head& h, const Trial& t, Workspace& ws) const {
+bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& slots = needle_slots(t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
@@ -195,7 +197,7 @@ bool FastEngine::channel(const Head& h, const Trial& t, Workspace& ws) const {
 // of ||q|| / sqrt(d), every token but the needle projects to an independent N(0, 1), so an
 // entry is g_s a_p + ||rest of g|| Z if it holds the needle at slot s and ||g_j|| Z if not:
 // the needle entries and the few boundary entries one by one, the interior max exactly.
-bool FastEngine::conditional(const Head& h, const Trial& t, Workspace& ws) const {
+bool FastSampler::conditional(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& slots = needle_slots(t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
@@ -221,7 +223,7 @@ bool FastEngine::conditional(const Head& h, const Trial& t, Workspace& ws) const
 // vector independent of q, so its normalized logit is ||q|| times the cosine to a uniform
 // direction (exact max over the non-empty ones); a needle entry c k_p + rho R is built in d
 // dimensions. Entries that pool nothing score 0.
-bool FastEngine::conditional_rms(const Head& h, const Trial& t, Workspace& ws) const {
+bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& slots = needle_slots(t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
@@ -247,7 +249,7 @@ bool FastEngine::conditional_rms(const Head& h, const Trial& t, Workspace& ws) c
 
 // Standardized channel with content noise: independent entries, each with its own gate from
 // its own xi and its own N(0, 1) token projections (beta for the needle's token).
-bool FastEngine::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
+bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& g = model_.geometry;
   const auto token = stream(t, Stream::token);
   const auto content = stream(t, Stream::content_noise);
@@ -291,7 +293,7 @@ class PositionNormals {
 }  // namespace
 
 // Logit of entry j from the ring of token projections (and content noise) of its positions.
-double FastEngine::ring_logit(const Head& h, std::int64_t j, Workspace& ws) const {
+double FastSampler::ring_logit(const Head& h, std::int64_t j, Workspace& ws) const {
   const auto& g = model_.geometry;
   const int W = g.window;
   const std::int64_t first = g.position(j, 0);
@@ -311,7 +313,7 @@ double FastEngine::ring_logit(const Head& h, std::int64_t j, Workspace& ws) cons
 // position's projection a_t (a_p for the needle, N(0, 1) otherwise) and content noise are
 // drawn once, kept in a ring of the last W positions, and shared by the entries that hold
 // it; the argmax of sum_s g_{j,s} a_{t(j,s)} over all N_c entries. No d factor.
-bool FastEngine::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const {
+bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& g = model_.geometry;
   const int W = g.window;
   const double a_p = sample_query(t, ws).needle;
@@ -332,5 +334,29 @@ bool FastEngine::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) 
   }
   return entry_contains(g, best.entry, t.needle);
 }
+
+namespace {
+
+class FastEngine final : public Engine {
+ public:
+  std::string name() const override { return "fast"; }
+  bool monte_carlo() const override { return true; }
+  void check(const NiahModel& model) const override {
+    for (const auto& gate : model.gates) fast_path(model, gate);
+  }
+  std::string approximation(const NiahModel&) const override { return ""; }
+  std::vector<std::string> paths(const NiahModel& model) const override {
+    std::vector<std::string> paths;
+    for (const auto& gate : model.gates) paths.push_back(fast_path_name(fast_path(model, gate)));
+    return paths;
+  }
+  EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {
+    return run_trials(FastSampler(run.model), run, parallel);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_fast_engine() { return std::make_unique<FastEngine>(); }
 
 }  // namespace phasesim::engines

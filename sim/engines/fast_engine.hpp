@@ -1,5 +1,5 @@
 #pragma once
-// The fast engine: exact Monte Carlo of the niah model without materializing key vectors.
+// The fast engine's sampler: exact Monte Carlo of the niah model without materializing key vectors.
 // Each head gets the cheapest path that is exact for its gate and the model's options;
 // sim/ENGINES.md derives every path and says where it is exact.
 #include <Eigen/Core>
@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "monte_carlo.hpp"
 #include "phasesim/core/random.hpp"
-#include "phasesim/niah/niah.hpp"
+#include "phasesim/niah/run.hpp"
 
 namespace phasesim::engines {
 
@@ -25,9 +26,12 @@ enum class FastPath {
 FastPath fast_path(const NiahModel& model, const Gate& gate);
 std::string fast_path_name(FastPath path);
 
-class FastEngine {
+/// The per-trial kernel of the fast engine (monte_carlo.hpp runs it over the trials).
+class FastSampler {
  public:
-  explicit FastEngine(const NiahModel& model);
+  static constexpr bool kArgmaxes = false;
+
+  explicit FastSampler(const NiahModel& model);
 
   /// Per-thread scratch: O(d + W).
   struct Workspace {
@@ -40,6 +44,9 @@ class FastEngine {
 
   /// Whether `head` retrieves the needle at `needle` in `trial`.
   bool retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
+  HeadOutcome trial(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const {
+    return {retrieves(trial, needle, head, ws), {}};
+  }
 
  private:
   struct Head {

@@ -1,5 +1,7 @@
 #include "full_engine.hpp"
 
+#include "phasesim/engines/engine.hpp"
+
 namespace phasesim::engines {
 
 std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
@@ -11,18 +13,41 @@ std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
   return heads;
 }
 
-FullEngine::FullEngine(const NiahModel& model) : model_(model), heads_(full_vector_heads(model_)) {}
+FullScanner::FullScanner(const NiahModel& model)
+    : model_(model), heads_(full_vector_heads(model_)) {}
 
-FullEngine::Workspace FullEngine::workspace() const {
+FullScanner::Workspace FullScanner::workspace() const {
   const auto size = FullVectorWorkspace::size(model_.geometry.window, *model_.dim);
   return {Eigen::VectorXd::Zero(static_cast<Eigen::Index>(size))};
 }
 
-Argmax FullEngine::argmax(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const {
+HeadOutcome FullScanner::trial(std::uint32_t trial, std::int64_t needle, int head,
+                               Workspace& ws) const {
   const auto scratch =
       FullVectorWorkspace::carve(ws.memory.data(), model_.geometry.window, *model_.dim);
-  return full_vector_argmax(heads_[static_cast<std::size_t>(head)], model_.seed, trial,
-                            static_cast<std::uint32_t>(head), needle, scratch);
+  const Argmax best = full_vector_argmax(heads_[static_cast<std::size_t>(head)], model_.seed, trial,
+                                         static_cast<std::uint32_t>(head), needle, scratch);
+  return {entry_contains(model_.geometry, best.entry, needle), best};
 }
+
+namespace {
+
+class FullEngine final : public Engine {
+ public:
+  std::string name() const override { return "full"; }
+  bool monte_carlo() const override { return true; }
+  void check(const NiahModel& model) const override { require_full_vector(model, name()); }
+  std::string approximation(const NiahModel&) const override { return ""; }
+  std::vector<std::string> paths(const NiahModel& model) const override {
+    return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
+  }
+  EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {
+    return run_trials(FullScanner(run.model), run, parallel);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_full_engine() { return std::make_unique<FullEngine>(); }
 
 }  // namespace phasesim::engines

@@ -11,7 +11,7 @@
 
 #include "full_vector_heads.hpp"
 #include "gpu_engine.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/gpu.hpp"
 
 namespace phasesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "phasesim/engines/full_vector.hpp"
-#include "phasesim/niah/niah.hpp"
+#include "phasesim/niah/run.hpp"
 
 namespace phasesim::engines {
 

@@ -2,7 +2,7 @@
 #include <stdexcept>
 
 #include "gpu_engine.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/gpu.hpp"
 
 namespace phasesim {
 

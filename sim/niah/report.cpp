@@ -1,12 +1,143 @@
-// The engine-agnostic layer of `niah`: per-group accuracies, combination over heads and
+// The engine-agnostic report of `niah`: per-group accuracies, combination over heads and
 // knockouts, from Monte Carlo outcomes or exact per-phase probabilities.
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/niah/report.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
 #include "phasesim/niah/estimate.hpp"
 
 namespace phasesim {
+namespace {
+
+// Mean change over groups and its standard error (groups are independent).
+Knockout knockout_of(int head, std::vector<KnockoutGroup> groups) {
+  Knockout k{head, std::move(groups), 0, 0};
+  double variance = 0;
+  for (const auto& g : k.groups) {
+    k.mean_change += g.change;
+    variance += g.change_std_error * g.change_std_error;
+  }
+  const auto G = static_cast<double>(k.groups.size());
+  k.mean_change /= G;
+  k.mean_change_std_error = std::sqrt(variance) / G;
+  return k;
+}
+
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+  return value ? Json(*value) : Json();
+}
+
+void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
+                    const std::vector<std::string>& engine_paths) {
+  const auto& m = run.model;
+  doc["window"] = m.geometry.window;
+  doc["stride"] = m.geometry.stride;
+  doc["heads"] = m.heads();
+  doc["gates"] = Json::array();
+  doc["gate_weights"] = Json::array();
+  for (const auto& gate : m.gates) {
+    doc["gates"].push_back(gate.spec);
+    doc["gate_weights"].push_back(gate.weights);
+  }
+  doc["beta"] = optional_json(m.beta);
+  doc["dim"] = optional_json(m.dim);
+  doc["query_noise"] = m.full_vector() ? Json(m.query_noise) : Json();
+  doc["beta_effective"] = m.beta_effective();
+  doc["context"] = m.context;
+  doc["entries"] = m.entries();
+  doc["group_count"] = run.needles.groups;  // --groups; "groups" holds the per-group results
+  doc["prompts"] = run.needles.prompts;
+  doc["combine"] = run.combine.text;
+  doc["knockout"] = optional_json(run.knockout);
+  doc["content_noise"] = m.content_noise;
+  doc["rms_norm"] = m.rms_norm;
+  doc["engine"] = engine;
+  doc["seed"] = m.seed;
+  doc["needle_positions_per_group"] = run.needles.block_count;
+  doc["needle_range"] = {run.needles.first_position(0),
+                         run.needles.last_position(run.needles.groups - 1)};
+  doc["engine_paths"] = engine_paths;
+}
+
+Json groups_json(const std::vector<GroupAccuracy>& groups) {
+  Json list = Json::array();
+  for (const auto& g : groups) {
+    list.push_back({{"group", g.group},
+                    {"accuracy", g.accuracy},
+                    {"successes", optional_json(g.successes)},
+                    {"trials", optional_json(g.trials)},
+                    {"ci_low", g.ci_low},
+                    {"ci_high", g.ci_high},
+                    {"std_error", g.std_error}});
+  }
+  return list;
+}
+
+Json summary_json(const NiahSummary& s) {
+  return {{"mean", s.mean},
+          {"mean_std_error", s.mean_std_error},
+          {"best", s.best},
+          {"best_group", s.best_group},
+          {"worst", s.worst},
+          {"worst_group", s.worst_group},
+          {"gap", s.gap},
+          {"gap_std_error", s.gap_std_error},
+          {"worst_over_mean", optional_json(s.worst_over_mean)},
+          {"trials", optional_json(s.trials)}};
+}
+
+Json knockout_json(const Knockout& k) {
+  Json list = Json::array();
+  for (const auto& g : k.groups) {
+    list.push_back({{"group", g.group},
+                    {"accuracy", g.accuracy},
+                    {"change", g.change},
+                    {"change_std_error", g.change_std_error}});
+  }
+  return {{"head", k.head},
+          {"groups", list},
+          {"mean_change", k.mean_change},
+          {"mean_change_std_error", k.mean_change_std_error}};
+}
+
+}  // namespace
+
+OutcomeTable::OutcomeTable(std::int64_t trials, int heads)
+    : trials_(trials), heads_(heads), outcomes_(static_cast<std::size_t>(trials * heads), 0) {}
+
+NiahSummary summarize(const std::vector<GroupAccuracy>& groups,
+                      std::optional<std::int64_t> trials) {
+  NiahSummary s;
+  double variance = 0;
+  for (const auto& g : groups) {
+    s.mean += g.accuracy;
+    variance += g.std_error * g.std_error;
+    if (g.accuracy > groups[static_cast<std::size_t>(s.best_group)].accuracy) {
+      s.best_group = g.group;
+    }
+    if (g.accuracy < groups[static_cast<std::size_t>(s.worst_group)].accuracy) {
+      s.worst_group = g.group;
+    }
+  }
+  const auto G = static_cast<double>(groups.size());
+  const auto& best = groups[static_cast<std::size_t>(s.best_group)];
+  const auto& worst = groups[static_cast<std::size_t>(s.worst_group)];
+  s.mean /= G;
+  s.mean_std_error = std::sqrt(variance) / G;
+  s.best = best.accuracy;
+  s.worst = worst.accuracy;
+  s.gap = s.best - s.worst;
+  s.gap_std_error = std::hypot(best.std_error, worst.std_error);
+  if (s.mean > 0) s.worst_over_mean = s.worst / s.mean;
+  s.trials = trials;
+  return s;
+}
 
 NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
   NiahResult result;
+  std::vector<KnockoutGroup> knockout;
   const std::int64_t P = run.needles.prompts;
   for (int r = 0; r < run.needles.groups; ++r) {
     std::int64_t successes = 0;
@@ -24,23 +155,19 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
     result.groups.push_back({r, e.mean, e.successes, e.trials, e.std_error, e.ci_low, e.ci_high});
     if (run.knockout) {
       const double accuracy = static_cast<double>(without) / static_cast<double>(P);
-      result.knockout.push_back({r, accuracy, change.mean(), change.std_error()});
+      knockout.push_back({r, accuracy, change.mean(), change.std_error()});
     }
   }
   result.summary = summarize(result.groups, table.trials());
+  if (run.knockout) result.knockout = knockout_of(*run.knockout, std::move(knockout));
   return result;
 }
 
-namespace {
-
-// Exact: heads are independent given the needle position, so they combine phase by phase,
-// and each group averages over the exact phase distribution of its needle positions.
-NiahResult analytic_result(const NiahRun& run) {
-  const auto per_head = analytic_phase_success(run.model);
+NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success) {
   const auto S = static_cast<std::size_t>(run.model.geometry.stride);
   std::vector<std::vector<double>> per_phase(S);
   for (std::size_t phi = 0; phi < S; ++phi) {
-    for (const auto& head : per_head) per_phase[phi].push_back(head[phi]);
+    for (const auto& head : phase_success) per_phase[phi].push_back(head[phi]);
   }
   auto group_accuracy = [&](const std::vector<std::int64_t>& counts, int excluded) {
     double sum = 0;
@@ -52,27 +179,37 @@ NiahResult analytic_result(const NiahRun& run) {
     return sum / static_cast<double>(run.needles.block_count);
   };
   NiahResult result;
+  std::vector<KnockoutGroup> knockout;
   for (int r = 0; r < run.needles.groups; ++r) {
     const auto counts = phase_counts(run.needles, run.model.geometry, r);
     const double accuracy = group_accuracy(counts, -1);
     result.groups.push_back({r, accuracy, std::nullopt, std::nullopt, 0.0, accuracy, accuracy});
     if (run.knockout) {
       const double without = group_accuracy(counts, *run.knockout);
-      result.knockout.push_back({r, without, without - accuracy, 0.0});
+      knockout.push_back({r, without, without - accuracy, 0.0});
     }
   }
   result.summary = summarize(result.groups, std::nullopt);
+  if (run.knockout) result.knockout = knockout_of(*run.knockout, std::move(knockout));
   return result;
 }
 
-}  // namespace
+NiahResult niah_result(const NiahRun& run, const EngineOutput& output) {
+  if (output.outcomes) return monte_carlo_result(run, *output.outcomes);
+  if (output.phase_success.empty()) {
+    throw std::logic_error("niah_result: the engine returned neither outcomes nor probabilities");
+  }
+  return exact_result(run, output.phase_success);
+}
 
-NiahResult run_niah(const NiahRun& run, EngineKind kind, int threads) {
-  validate_model(run.model);
-  if (run.knockout) validate_knockout(*run.knockout, run.model.heads());
-  check_engine(kind, run.model);
-  if (kind == EngineKind::analytic) return analytic_result(run);
-  return monte_carlo_result(run, simulate(kind, run.model, run.needles, threads));
+Json niah_document(const NiahRun& run, const std::string& engine,
+                   const std::vector<std::string>& engine_paths, const NiahResult& result) {
+  auto doc = new_document("niah");
+  put_parameters(doc, run, engine, engine_paths);
+  doc["groups"] = groups_json(result.groups);
+  doc["summary"] = summary_json(result.summary);
+  if (result.knockout) doc["knockout_result"] = knockout_json(*result.knockout);
+  return doc;
 }
 
 }  // namespace phasesim

@@ -14,6 +14,7 @@
 #include "phasesim/core/host_device.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/niah/argmax.hpp"
 
 namespace phasesim {
 
@@ -103,29 +104,6 @@ PHASESIM_HD inline void rms_normalize(double* v, int dim) {
   const double scale = std::sqrt(static_cast<double>(dim) / sum_sq);
   for (int c = 0; c < dim; ++c) v[c] *= scale;
 }
-
-/// Running argmax over entries offered in increasing order: a tie keeps the lowest entry.
-struct Argmax {
-  std::int64_t entry = -1;  ///< -1: no entry offered
-  double logit = 0;
-
-  PHASESIM_HD void offer(std::int64_t j, double value) {
-    if (entry < 0 || value > logit) {
-      entry = j;
-      logit = value;
-    }
-  }
-
-  /// Combines the argmax of another, disjoint set of entries: the higher logit wins and a tie
-  /// the lower entry. This order is total, so merging the argmaxes of ranges that split
-  /// 0..N_c-1, in any order or tree, gives exactly the sequential scan's answer.
-  PHASESIM_HD void merge(const Argmax& other) {
-    if (other.entry < 0) return;
-    if (entry < 0 || other.logit > logit || (other.logit == logit && other.entry < entry)) {
-      *this = other;
-    }
-  }
-};
 
 /// True when entry j pools position p (false for j < 0: no entry).
 PHASESIM_HD inline bool entry_contains(const Geometry& geometry, std::int64_t j, std::int64_t p) {

@@ -1,4 +1,4 @@
-#include "phasesim/niah/niah.hpp"
+#include "phasesim/niah/run.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -60,32 +60,56 @@ void validate_knockout(int head, int heads) {
                                          std::to_string(heads - 1) + ")");
 }
 
-NiahSummary summarize(const std::vector<GroupAccuracy>& groups,
-                      std::optional<std::int64_t> trials) {
-  NiahSummary s;
-  double variance = 0;
-  for (const auto& g : groups) {
-    s.mean += g.accuracy;
-    variance += g.std_error * g.std_error;
-    if (g.accuracy > groups[static_cast<std::size_t>(s.best_group)].accuracy) {
-      s.best_group = g.group;
-    }
-    if (g.accuracy < groups[static_cast<std::size_t>(s.worst_group)].accuracy) {
-      s.worst_group = g.group;
-    }
+namespace {
+
+// --gates gives H gates, or one gate that --heads replicates (random heads get seeds SEED,
+// SEED + 1, ...).
+std::vector<Gate> head_gates(const NiahSpec& spec) {
+  auto gates = parse_gates(spec.gates, spec.geometry.window);
+  if (gates.size() > 1) {
+    require(!spec.heads || *spec.heads == static_cast<int>(gates.size()),
+            "invalid --heads " + std::to_string(*spec.heads) + " (--gates gives " +
+                std::to_string(gates.size()) +
+                " gates: give one gate to replicate over the heads, or one gate per head)");
+    return gates;
   }
-  const auto G = static_cast<double>(groups.size());
-  const auto& best = groups[static_cast<std::size_t>(s.best_group)];
-  const auto& worst = groups[static_cast<std::size_t>(s.worst_group)];
-  s.mean /= G;
-  s.mean_std_error = std::sqrt(variance) / G;
-  s.best = best.accuracy;
-  s.worst = worst.accuracy;
-  s.gap = s.best - s.worst;
-  s.gap_std_error = std::hypot(best.std_error, worst.std_error);
-  if (s.mean > 0) s.worst_over_mean = s.worst / s.mean;
-  s.trials = trials;
-  return s;
+  const int heads = spec.heads.value_or(1);
+  require(heads >= 1 && heads <= kMaxHeads,
+          "invalid --heads " + std::to_string(heads) + " (must be in [1, 4096])");
+  std::vector<Gate> replicated;
+  for (int h = 0; h < heads; ++h) replicated.push_back(replicate_gate(gates.front(), h));
+  return replicated;
+}
+
+NiahModel make_model(const NiahSpec& spec) {
+  spec.geometry.validate();
+  NiahModel m;
+  m.geometry = spec.geometry;
+  m.gates = head_gates(spec);
+  m.context = spec.context;
+  // validate_model rejects --beta with --dim and --query-noise without --dim.
+  m.beta = spec.beta || !spec.dim ? std::optional(spec.beta.value_or(4.5)) : std::nullopt;
+  m.dim = spec.dim;
+  m.query_noise = spec.query_noise;
+  m.content_noise = spec.content_noise;
+  m.rms_norm = spec.rms_norm;
+  m.seed = spec.seed;
+  validate_model(m);
+  return m;
+}
+
+}  // namespace
+
+NiahRun make_run(const NiahSpec& spec) {
+  NiahRun run;
+  run.model = make_model(spec);
+  run.needles = plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
+  run.combine = parse_combine(spec.combine, run.model.heads());
+  if (spec.knockout) {
+    validate_knockout(*spec.knockout, run.model.heads());
+    run.knockout = spec.knockout;
+  }
+  return run;
 }
 
 }  // namespace phasesim

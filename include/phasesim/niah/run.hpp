@@ -1,0 +1,75 @@
+#pragma once
+// One per-phase needle-in-a-haystack experiment (MODEL.md sections 4 and 5): a model of H
+// heads in one of two parameterizations, where the needles go, how heads combine, and an
+// optional knockout. NiahSpec is the one way to build a run from user-level parameters,
+// shared by `niah`, `gpu-check`, sweeps and the tests.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "phasesim/model/gate.hpp"
+#include "phasesim/model/geometry.hpp"
+#include "phasesim/niah/combine.hpp"
+#include "phasesim/niah/needle.hpp"
+
+namespace phasesim {
+
+/// The retrieval model: geometry, one gate per head, and the parameterization, either
+/// standardized (`beta`) or full-vector (`dim`, with `query_noise`).
+struct NiahModel {
+  Geometry geometry;
+  std::vector<Gate> gates;  ///< one per head
+  std::int64_t context = 131072;
+  std::optional<double> beta = 4.5;  ///< the standardized channel's beta, or unset
+  std::optional<int> dim;            ///< d of the full-vector model, or unset
+  double query_noise = 0;            ///< sigma_q (full-vector only)
+  double content_noise = 0;          ///< tau
+  bool rms_norm = false;
+  std::uint64_t seed = 1;
+
+  int heads() const { return static_cast<int>(gates.size()); }
+  bool full_vector() const { return dim.has_value(); }
+  /// N_c = floor(L / S): the entries before the query.
+  std::int64_t entries() const { return geometry.entries_before(context); }
+  /// beta of the standardized channel; with --dim its large-d value sqrt(d / (1 + sigma_q^2)).
+  double beta_effective() const;
+};
+
+/// Throws InputError (naming the CLI option) unless the model is well formed.
+void validate_model(const NiahModel& model);
+
+/// One experiment: the model, where the needles go, how heads combine, and optionally the
+/// head to knock out.
+struct NiahRun {
+  NiahModel model;
+  NeedlePlan needles;
+  CombineRule combine;
+  std::optional<int> knockout;
+};
+
+/// Throws InputError unless 0 <= head < heads.
+void validate_knockout(int head, int heads);
+
+/// A run as the user states it, every field under its CLI option's name.
+struct NiahSpec {
+  Geometry geometry;
+  std::string gates = "last";  ///< ';'-separated specs or @file.json (gate.hpp)
+  std::optional<int> heads;    ///< replicates a single gate; must match a list of gates
+  std::optional<double> beta;  ///< standardized channel; 4.5 when neither beta nor dim is given
+  std::optional<int> dim;      ///< full-vector model
+  double query_noise = 0;
+  double content_noise = 0;
+  bool rms_norm = false;
+  std::int64_t context = 131072;
+  int groups = 8;
+  int prompts = 256;
+  std::string combine = "any";
+  std::optional<int> knockout;
+  std::uint64_t seed = 1;
+};
+
+/// The validated run of a spec. Throws InputError, naming the option, on bad input.
+NiahRun make_run(const NiahSpec& spec);
+
+}  // namespace phasesim

@@ -1,0 +1,87 @@
+#include "cli/niah_table.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+
+#include "cli/output.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+std::string bar(double accuracy) {
+  std::string text;
+  for (auto i = std::lround(40 * accuracy); i > 0; --i) text += "\u2588";
+  return text;
+}
+
+void print_header(const NiahRun& run, const std::string& engine, std::ostream& out) {
+  const auto& m = run.model;
+  out << "niah: W=" << m.geometry.window << " S=" << m.geometry.stride << ", " << m.heads()
+      << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
+      << (m.heads() > 1 ? ", ...)" : ")");
+  if (m.full_vector()) {
+    out << ", dim " << *m.dim << ", query noise " << m.query_noise;
+  } else {
+    out << ", beta " << *m.beta;
+  }
+  if (m.content_noise > 0) out << ", content noise " << m.content_noise;
+  if (m.rms_norm) out << ", rms-norm";
+  out << ", context " << m.context << " (" << m.entries() << " entries), combine "
+      << run.combine.text << ", engine " << engine << ", seed " << m.seed << "\n";
+}
+
+void print_groups(const NiahResult& result, std::ostream& out) {
+  const bool exact = !result.summary.trials;
+  out << "group  accuracy" << (exact ? "  (exact)" : "     ± se  95% Wilson CI") << "\n";
+  for (const auto& g : result.groups) {
+    out << std::setw(5) << g.group << "  " << fixed(g.accuracy, 4);
+    if (!exact) {
+      out << "  " << fixed(g.std_error, 4) << "  [" << fixed(g.ci_low, 4) << ", "
+          << fixed(g.ci_high, 4) << "]";
+    }
+    if (g.accuracy > 0.0125) out << (exact ? "           " : "  ") << bar(g.accuracy);
+    out << "\n";
+  }
+}
+
+void print_summary(const NiahRun& run, const NiahSummary& s, double seconds, std::ostream& out) {
+  auto error = [&](double se) { return s.trials ? " ± " + fixed(se, 4) : std::string(); };
+  out << "mean " << fixed(s.mean, 4) << error(s.mean_std_error) << ", best " << fixed(s.best, 4)
+      << " (group " << s.best_group << "), worst " << fixed(s.worst, 4) << " (group "
+      << s.worst_group << "), gap " << fixed(s.gap, 4) << error(s.gap_std_error) << ", worst/mean "
+      << (s.worst_over_mean ? fixed(*s.worst_over_mean, 3) : "-") << "; ";
+  if (s.trials) {
+    out << *s.trials << " trials (" << run.needles.groups << " groups x " << run.needles.prompts
+        << " prompts)";
+  } else {
+    out << "exact (no trials)";
+  }
+  out << ", " << fixed(seconds, 2) << " s\n";
+}
+
+void print_knockout(const NiahResult& result, std::ostream& out) {
+  const auto& k = *result.knockout;
+  out << "\nknockout of head " << k.head << " (the same trials without it):\n";
+  Table table({"group", "with", "without", "change", "± se"});
+  for (std::size_t r = 0; r < k.groups.size(); ++r) {
+    const auto& g = k.groups[r];
+    table.add_row({std::to_string(g.group), fixed(result.groups[r].accuracy, 4),
+                   fixed(g.accuracy, 4), fixed(g.change, 4), fixed(g.change_std_error, 4)});
+  }
+  table.print(out);
+  out << "mean change " << fixed(k.mean_change, 4) << " ± " << fixed(k.mean_change_std_error, 4)
+      << "\n";
+}
+
+}  // namespace
+
+void print_niah_table(const NiahRun& run, const std::string& engine, const NiahResult& result,
+                      double seconds, std::ostream& out) {
+  print_header(run, engine, out);
+  print_groups(result, out);
+  print_summary(run, result.summary, seconds, out);
+  if (result.knockout) print_knockout(result, out);
+}
+
+}  // namespace phasesim::cli

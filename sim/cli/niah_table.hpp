@@ -1,0 +1,14 @@
+#pragma once
+// The table `niah` prints: the header line, per-group accuracies with bars, the summary
+// and the knockout.
+#include <iosfwd>
+#include <string>
+
+#include "phasesim/niah/report.hpp"
+
+namespace phasesim::cli {
+
+void print_niah_table(const NiahRun& run, const std::string& engine, const NiahResult& result,
+                      double seconds, std::ostream& out);
+
+}  // namespace phasesim::cli

@@ -1,0 +1,22 @@
+// The engines phasesim ships. Each engine's file defines its factory; registering an engine
+// is its line below (the declarations only say that the factory exists).
+#include "phasesim/engines/engine.hpp"
+
+namespace phasesim {
+namespace engines {
+std::unique_ptr<Engine> make_analytic_engine();
+std::unique_ptr<Engine> make_fast_engine();
+std::unique_ptr<Engine> make_full_engine();
+std::unique_ptr<Engine> make_gpu_engine();
+}  // namespace engines
+
+EngineRegistry builtin_engines() {
+  EngineRegistry registry;
+  registry.add(engines::make_analytic_engine());
+  registry.add(engines::make_fast_engine());
+  registry.add(engines::make_full_engine());
+  registry.add(engines::make_gpu_engine());
+  return registry;
+}
+
+}  // namespace phasesim

@@ -1,0 +1,54 @@
+#pragma once
+// How a CPU Monte Carlo engine runs: a per-trial kernel with per-thread scratch, visited by
+// the parallel policy over trials. The loop is a template, so there is no virtual call per
+// trial; every draw is keyed by (seed, trial, head, stream), so the outcomes do not depend on
+// the thread count.
+#include <cstdint>
+#include <vector>
+
+#include "phasesim/core/parallel.hpp"
+#include "phasesim/engines/full_vector.hpp"
+#include "phasesim/niah/report.hpp"
+
+namespace phasesim::engines {
+
+/// One head's outcome in one trial: whether it retrieves the needle and, where the kernel
+/// computes one, the entry it attends to with its logit (entry -1 otherwise).
+struct HeadOutcome {
+  bool retrieved = false;
+  Argmax argmax;
+};
+
+/// Runs `kernel` over every (trial, head) of the run. A kernel provides `workspace()` (scratch
+/// for one thread), `trial(trial, needle, head, workspace)` returning a HeadOutcome, and
+/// `kArgmaxes`, true when its outcomes carry argmaxes worth keeping.
+template <typename Kernel>
+EngineOutput run_trials(const Kernel& kernel, const NiahRun& run, const Parallel& parallel) {
+  const int heads = run.model.heads();
+  const std::int64_t trials = run.needles.trials();
+  OutcomeTable table(trials, heads);
+  std::vector<Argmax> argmaxes(Kernel::kArgmaxes ? static_cast<std::size_t>(trials * heads) : 0);
+  parallel_for(
+      parallel, trials, [&] { return kernel.workspace(); },
+      [&](std::int64_t i, auto& workspace) {
+        const auto trial = static_cast<std::uint32_t>(i);
+        const std::int64_t needle = run.needles.position(run.model.seed, trial);
+        for (int h = 0; h < heads; ++h) {
+          const HeadOutcome outcome = kernel.trial(trial, needle, h, workspace);
+          table.set(i, h, outcome.retrieved);
+          if constexpr (Kernel::kArgmaxes) {
+            argmaxes[static_cast<std::size_t>(i * heads + h)] = outcome.argmax;
+          }
+        }
+      });
+  return {{}, std::move(table), std::move(argmaxes)};
+}
+
+/// The outcomes of argmaxes (index trial * heads + head): a head retrieves when the entry
+/// it attends to holds the trial's needle.
+OutcomeTable outcomes_of(const NiahRun& run, const std::vector<Argmax>& argmaxes);
+
+/// Throws InputError unless the model is full-vector: the message names `engine`.
+void require_full_vector(const NiahModel& model, const std::string& engine);
+
+}  // namespace phasesim::engines

@@ -1,0 +1,126 @@
+#include "phasesim/engines/parity.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "full_vector_heads.hpp"
+
+namespace phasesim {
+namespace {
+
+std::pair<EngineOutput, double> timed_run(const Engine& engine, const NiahRun& run,
+                                          const Parallel& parallel) {
+  const auto start = std::chrono::steady_clock::now();
+  auto output = engine.run(run, parallel);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  if (output.argmaxes.size() != static_cast<std::size_t>(run.needles.trials() * run.model.heads()))
+    throw std::logic_error("check_parity: engine " + engine.name() + " gave no argmaxes");
+  return {std::move(output), elapsed.count()};
+}
+
+ArgmaxComparison compare(const EngineOutput& reference, const EngineOutput& candidate,
+                         const EngineOutput& candidate_again) {
+  ArgmaxComparison c;
+  const auto& cpu = reference.argmaxes;
+  const auto& gpu = candidate.argmaxes;
+  const auto& gpu_again = candidate_again.argmaxes;
+  c.pairs = static_cast<std::int64_t>(cpu.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    c.candidate_repeatable = c.candidate_repeatable && gpu[i].entry == gpu_again[i].entry &&
+                             gpu[i].logit == gpu_again[i].logit;
+    if (cpu[i].entry != gpu[i].entry) {
+      ++c.entries_differing;
+      continue;
+    }
+    c.logits_bitwise_equal += cpu[i].logit == gpu[i].logit ? 1 : 0;
+    c.max_logit_difference =
+        std::max(c.max_logit_difference, std::abs(cpu[i].logit - gpu[i].logit));
+  }
+  const auto& a = *reference.outcomes;
+  const auto& b = *candidate.outcomes;
+  for (std::int64_t t = 0; t < a.trials(); ++t) {
+    for (int h = 0; h < a.heads(); ++h) c.outcomes_differing += a.row(t)[h] != b.row(t)[h] ? 1 : 0;
+  }
+  return c;
+}
+
+EngineTiming timing(double seconds, const NiahRun& run, std::int64_t keys_per_trial) {
+  const auto trials = static_cast<double>(run.needles.trials());
+  const auto keys = trials * static_cast<double>(keys_per_trial);
+  return {seconds, trials / seconds, keys / seconds};
+}
+
+Json timing_json(const EngineTiming& t) {
+  return {{"seconds", t.seconds},
+          {"trials_per_second", t.trials_per_second},
+          {"key_vectors_per_second", t.key_vectors_per_second}};
+}
+
+}  // namespace
+
+ParityCheck check_parity(const NiahRun& run, const Engine& reference, const Engine& candidate,
+                         const Parallel& parallel) {
+  const auto [cpu, cpu_seconds] = timed_run(reference, run, parallel);
+  const auto gpu_first = timed_run(candidate, run, parallel).first;
+  const auto [gpu, gpu_seconds] = timed_run(candidate, run, parallel);
+  ParityCheck check;
+  check.comparison = compare(cpu, gpu, gpu_first);
+  check.reference = niah_result(run, cpu);
+  check.candidate = niah_result(run, gpu);
+  check.keys_per_trial = full_vector_keys_per_trial(run.model);
+  check.reference_time = timing(cpu_seconds, run, check.keys_per_trial);
+  check.candidate_time = timing(gpu_seconds, run, check.keys_per_trial);
+  return check;
+}
+
+std::int64_t full_vector_keys_per_trial(const NiahModel& model) {
+  std::int64_t keys = 0;
+  for (const auto& head : engines::full_vector_heads(model)) keys += scanned_keys(head);
+  return keys;
+}
+
+Json parity_document(const NiahRun& run, const std::string& gate, const Parallel& parallel,
+                     const std::string& device, const ParityCheck& check) {
+  const auto& m = run.model;
+  const auto& c = check.comparison;
+  auto doc = new_document("gpu-check");
+  doc["window"] = m.geometry.window;
+  doc["stride"] = m.geometry.stride;
+  doc["gate"] = gate;
+  doc["heads"] = m.heads();
+  doc["gates"] = Json::array();
+  for (const auto& g : m.gates) doc["gates"].push_back(g.spec);
+  doc["dim"] = *m.dim;
+  doc["query_noise"] = m.query_noise;
+  doc["content_noise"] = m.content_noise;
+  doc["rms_norm"] = m.rms_norm;
+  doc["context"] = m.context;
+  doc["entries"] = m.entries();
+  doc["group_count"] = run.needles.groups;
+  doc["prompts"] = run.needles.prompts;
+  doc["seed"] = m.seed;
+  doc["threads"] = parallel.threads;
+  doc["cpu_threads"] = parallel.team();
+  doc["device"] = device;
+  doc["groups"] = Json::array();
+  for (std::size_t r = 0; r < check.reference.groups.size(); ++r) {
+    doc["groups"].push_back({{"group", r},
+                             {"cpu_accuracy", check.reference.groups[r].accuracy},
+                             {"gpu_accuracy", check.candidate.groups[r].accuracy}});
+  }
+  doc["pairs"] = c.pairs;
+  doc["outcomes_differing"] = c.outcomes_differing;
+  doc["argmax_entries_differing"] = c.entries_differing;
+  doc["logits_bitwise_equal"] = c.logits_bitwise_equal;
+  doc["max_logit_difference"] = c.max_logit_difference;
+  doc["logit_tolerance"] = kParityLogitTolerance;
+  doc["gpu_repeatable"] = c.candidate_repeatable;
+  doc["keys_per_trial"] = check.keys_per_trial;
+  doc["cpu"] = timing_json(check.reference_time);
+  doc["gpu"] = timing_json(check.candidate_time);
+  doc["parity"] = c.parity();
+  return doc;
+}
+
+}  // namespace phasesim
