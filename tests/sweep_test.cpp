@@ -1,18 +1,25 @@
-// Sweeps: grid expansion, stable cell seeds, tidy CSV, and resuming after interruption.
+// Sweeps: grid expansion, stable cell seeds, tidy CSV, resuming after interruption, and
+// files that do not depend on the thread count.
 #include "phasesim/sweep/sweep.hpp"
 
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/document.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/random.hpp"
 #include "phasesim/sweep/results_csv.hpp"
+#include "phasesim/sweep/run.hpp"
 
 using namespace phasesim;
 namespace fs = std::filesystem;
@@ -193,4 +200,130 @@ TEST_CASE("resuming an interrupted sweep ends with exactly the files of an unint
     REQUIRE(test::run_cli("sweep " + file + " --out " + killed.string() + " --resume").status == 0);
     CHECK(snapshot(killed) == expected);
   }
+}
+
+// The sweep library on its own, with a stand-in for the CLI's parser.
+namespace {
+
+// `square --x=X --seed=S --json=PATH` writes x, x^2 and a draw keyed by the seed to PATH.
+// It refuses a negative x when parsed, and fails when run with x >= 5 and `fail_from_5`.
+struct Square {
+  std::atomic<int> runs = 0;
+  bool fail_from_5 = false;
+
+  SweepCommand command() {
+    return {[this](const std::vector<std::string>& words) { return parse(words); },
+            [](const std::vector<std::string>& command, const std::string& option) {
+              require(command == std::vector<std::string>{"square"}, "unknown command");
+              return option == "--seed";
+            }};
+  }
+
+  CellTask parse(const std::vector<std::string>& words) {
+    std::map<std::string, std::string> values;
+    for (const auto& word : words) {
+      const auto equals = word.find('=');
+      if (equals != std::string::npos) values[word.substr(2, equals - 2)] = word.substr(equals + 1);
+    }
+    const int x = std::stoi(values.at("x"));
+    require(x >= 0, "invalid --x " + values.at("x") + " (must be >= 0)");
+    const std::uint64_t seed = std::stoull(values.at("seed"));
+    const fs::path json = values.at("json");
+    return [this, x, seed, json] {
+      ++runs;
+      if (fail_from_5 && x >= 5) throw std::runtime_error("cell x=" + std::to_string(x));
+      // Later cells finish first, so the files must not depend on the finishing order.
+      std::this_thread::sleep_for(std::chrono::milliseconds(8 - x));
+      Json doc = new_document("square");
+      doc["x"] = x;
+      doc["seed"] = seed;
+      doc["square"] = x * x;
+      doc["draw"] = RandomStream(seed, 0, 0, Stream::channel).normal(0, 0);
+      write_file_atomically(json, doc.dump(2) + "\n");
+    };
+  }
+};
+
+const char* kSquareSweep =
+    "command = \"square\"\nseed = 3\n[options]\nx = [0, 1, 2, 3, 4, 5, 6, 7]\n";
+
+// Plans, checks, prepares and runs a sweep as the CLI does; returns how many cells ran.
+std::size_t run_square_sweep(const fs::path& file, const fs::path& dir, Square& square, int threads,
+                             bool resume = false) {
+  const auto plan = plan_sweep(file, dir, square.command());
+  check_sweep_dir(plan, resume);
+  const auto pending = prepare_sweep_dir(plan, resume);
+  std::size_t finished = 0;  // unguarded: run_sweep calls back one at a time
+  const auto results = run_sweep(plan, pending, Parallel{threads}, [&] { ++finished; });
+  CHECK(results == dir / "results.csv");
+  CHECK(finished == pending.size());
+  return pending.size();
+}
+
+}  // namespace
+
+TEST_CASE("a sweep writes the same files, byte for byte, on 1 and on 2 threads") {
+  const test::TempDir dir("threads");
+  const auto file = write_file(dir / "s.toml", kSquareSweep);
+  Square square;
+  CHECK(run_square_sweep(file, dir / "one", square, 1) == 8);
+  CHECK(run_square_sweep(file, dir / "two", square, 2) == 8);
+  CHECK(square.runs == 16);
+  const auto one = snapshot(dir / "one");
+  CHECK(one.size() == 10);  // sweep.json, results.csv and 8 cells
+  CHECK(one == snapshot(dir / "two"));
+}
+
+TEST_CASE("resuming runs exactly the cells without a valid document, and checks the sweep") {
+  const test::TempDir dir("libresume");
+  const auto file = write_file(dir / "s.toml", kSquareSweep);
+  const auto out = dir / "out";
+  Square square;
+  run_square_sweep(file, out, square, 2);
+  const auto expected = snapshot(out);
+
+  const auto plan = plan_sweep(file, out, square.command());
+  CHECK_THROWS_WITH_AS(check_sweep_dir(plan, false),
+                       ("invalid --out " + out.string() +
+                        " (not empty: use --resume to continue the sweep there, or another "
+                        "directory)")
+                           .c_str(),
+                       InputError);
+  const auto cell = [&](std::size_t i) { return out / "cells" / (plan.cells[i].id + ".json"); };
+  fs::remove(cell(1));
+  fs::remove(cell(6));
+  write_file(cell(4), "{\"partial");  // cut short (a write that was not atomic)
+  write_file(out / "cells" / ".0123.json.tmp-abcdef", "{\"partial");
+  fs::remove(out / "results.csv");
+  CHECK(prepare_sweep_dir(plan, true) == std::vector<std::size_t>{1, 4, 6});
+
+  square.runs = 0;
+  CHECK(run_square_sweep(file, out, square, 2, true) == 3);
+  CHECK(square.runs == 3);
+  CHECK(snapshot(out) == expected);
+
+  std::string text = kSquareSweep;
+  const auto reseeded =
+      write_file(dir / "r.toml", text.replace(text.find("seed = 3"), 8, "seed = 4"));
+  CHECK_THROWS_WITH_AS(check_sweep_dir(plan_sweep(reseeded, out, square.command()), true),
+                       ("cannot resume in " + out.string() +
+                        " (it holds a sweep of another command or seed; use another --out)")
+                           .c_str(),
+                       InputError);
+}
+
+TEST_CASE("a bad cell stops the plan, and a failing cell the run, before results.csv") {
+  const test::TempDir dir("libfail");
+  Square square;
+  const auto bad = write_file(dir / "bad.toml", "command = \"square\"\n[options]\nx = [2, -1]\n");
+  CHECK_THROWS_WITH_AS(plan_sweep(bad, dir / "out", square.command()),
+                       "invalid sweep cell {x=-1}: invalid --x -1 (must be >= 0)", InputError);
+  CHECK(!fs::exists(dir / "out"));
+
+  square.fail_from_5 = true;
+  const auto file = write_file(dir / "s.toml", kSquareSweep);
+  CHECK_THROWS_WITH_AS(run_square_sweep(file, dir / "out", square, 2), "cell x=5",
+                       std::runtime_error);
+  CHECK(!fs::exists(dir / "out" / "results.csv"));
+  CHECK(fs::exists(dir / "out" / "cells" / (expand_grid(read_sweep_file(file))[4].id + ".json")));
 }

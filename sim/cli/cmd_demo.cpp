@@ -6,8 +6,10 @@
 // found at configure time.
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,59 +21,45 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The V4-like model fitted by experiments/v4-calibration (best 69.9, worst 29.7), and the
-// beta at which 8 full-attention heads have the published mean 61.1 (experiments/w8s8-heads).
-constexpr const char* kV4Gate = "logits:0,0,0,0,0,0,0,0.3465";
-constexpr const char* kV4Beta = "9.5135";
-constexpr const char* kW8S8Beta = "4.1483";
-
 struct DemoOptions {
   std::string out = "phasesim-demo";
   bool figures = true;
 };
 
 struct Step {
-  std::string title;  ///< what the step shows, printed above its table
-  std::vector<std::string> arguments;
-  std::string json;  ///< file name in the demo folder
+  const char* title;    ///< what the step shows, printed above its table
+  const char* command;  ///< the phasesim command line, words separated by spaces
+  const char* json;     ///< file name in the demo folder
 };
 
-std::vector<Step> tour() {
-  return {
-      {"1. Geometry. V4 pools W = 8 tokens every S = 4: every token has a phase (position\n"
-       "   mod 4), and each phase owns two of the eight slots. A gate that puts its weight\n"
-       "   on the newest slot covers phase 3 only.",
-       {"coverage", "--window", "8", "--stride", "4", "--gate", "last"},
-       "coverage.json"},
-      {"2. Per-group retrieval in a V4-like model (one head biased by 0.35 nats towards the\n"
-       "   newest slot, beta 9.51, fitted to V4's best 69.9 / worst 29.7; 8 groups x 256\n"
-       "   prompts, 131072 tokens). Groups r and r + 4 share a phase: the profile has period 4.",
-       {"niah", "--window", "8", "--stride", "4", "--gates", kV4Gate, "--beta", kV4Beta, "--seed",
-        "4"},
-       "niah_v4.json"},
-      {"3a. T1 concentration: in the threshold regime the optimal gate puts (almost) all of\n"
-       "    its weight on one slot.",
-       {"theorem", "concentration", "--beta", "5"},
-       "theorem_concentration.json"},
-      {"3b. T2 lock-in: training keeps the initial argmax slot, even when the objective\n"
-       "    later moves all its weight to a phase that slot does not cover.",
-       {"theorem", "lockin"},
-       "theorem_lockin.json"},
-      {"3c. T3 diversification: spreading heads over phases gains the training loss only\n"
-       "    C/N, while with few heads some phase is likely left blind.",
-       {"theorem", "diversity"},
-       "theorem_diversity.json"},
-      {"4a. W8/S8 with 8 heads (random concentrated gates): a respectable mean, but a phase\n"
-       "    that no head covers sits at chance.",
-       {"niah", "--window", "8", "--stride", "8", "--heads", "8", "--gates", "random:1:10",
-        "--beta", kW8S8Beta, "--seed", "88"},
-       "niah_w8s8.json"},
-      {"4b. Full attention with 8 heads at the same beta: about the same mean, and flat.",
-       {"niah", "--window", "1", "--stride", "1", "--heads", "8", "--gates", "last", "--beta",
-        kW8S8Beta, "--seed", "88"},
-       "niah_full.json"},
-  };
-}
+// Step 2: the V4-like model fitted by experiments/v4-calibration (best 69.9, worst 29.7).
+// 4.1483: the beta at which 8 full-attention heads have the published mean 61.1 (w8s8-heads).
+constexpr Step kTour[] = {
+    {"1. Geometry. V4 pools W = 8 tokens every S = 4: every token has a phase (position\n"
+     "   mod 4), and each phase owns two of the eight slots. A gate that puts its weight\n"
+     "   on the newest slot covers phase 3 only.",
+     "coverage --window 8 --stride 4 --gate last", "coverage.json"},
+    {"2. Per-group retrieval in a V4-like model (one head biased by 0.35 nats towards the\n"
+     "   newest slot, beta 9.51, fitted to V4's best 69.9 / worst 29.7; 8 groups x 256\n"
+     "   prompts, 131072 tokens). Groups r and r + 4 share a phase: the profile has period 4.",
+     "niah --window 8 --stride 4 --gates logits:0,0,0,0,0,0,0,0.3465 --beta 9.5135 --seed 4",
+     "niah_v4.json"},
+    {"3a. T1 concentration: in the threshold regime the optimal gate puts (almost) all of\n"
+     "    its weight on one slot.",
+     "theorem concentration --beta 5", "theorem_concentration.json"},
+    {"3b. T2 lock-in: training keeps the initial argmax slot, even when the objective\n"
+     "    later moves all its weight to a phase that slot does not cover.",
+     "theorem lockin", "theorem_lockin.json"},
+    {"3c. T3 diversification: spreading heads over phases gains the training loss only\n"
+     "    C/N, while with few heads some phase is likely left blind.",
+     "theorem diversity", "theorem_diversity.json"},
+    {"4a. W8/S8 with 8 heads (random concentrated gates): a respectable mean, but a phase\n"
+     "    that no head covers sits at chance.",
+     "niah --window 8 --stride 8 --heads 8 --gates random:1:10 --beta 4.1483 --seed 88",
+     "niah_w8s8.json"},
+    {"4b. Full attention with 8 heads at the same beta: about the same mean, and flat.",
+     "niah --window 1 --stride 1 --heads 8 --gates last --beta 4.1483 --seed 88", "niah_full.json"},
+};
 
 struct Figure {
   std::string script;
@@ -99,39 +87,33 @@ std::string quoted(const std::string& text) {
   return result + "'";
 }
 
-int run_step(const Step& step, const fs::path& dir, std::ostream& out) {
-  out << "\n" << step.title << "\n\n";
-  auto arguments = step.arguments;
+void run_step(const Step& step, const fs::path& dir, std::ostream& out) {
+  out << "\n" << step.title << "\n\n$ phasesim " << step.command << "\n";
+  std::istringstream words(step.command);
+  std::vector<std::string> arguments(std::istream_iterator<std::string>{words}, {});
   arguments.push_back("--json=" + (dir / step.json).string());
-  std::string command = "$ phasesim";
-  for (const auto& a : step.arguments) command += " " + a;
-  out << command << "\n";
-  const int status = parse_arguments(arguments)(out);
-  if (status == kPredictionFailed) out << "(the check disagrees with the prediction here)\n";
-  return status;
+  if (parse_arguments(arguments)(out) == kPredictionFailed)
+    out << "(the check disagrees with the prediction here)\n";
 }
 
-// Renders the figures with plots/; returns how many were written.
-int render_figures(const fs::path& dir, std::ostream& out) {
-  const std::string python = PHASESIM_PLOT_PYTHON;
-  if (python.empty()) {
+// Renders the figures with plots/ and says how many were written.
+void render_figures(const fs::path& dir, std::ostream& out) {
+  if (std::string(PHASESIM_PLOT_PYTHON).empty()) {
     out << "\nfigures skipped: no python3 with matplotlib was found when phasesim was built\n"
            "(scripts/install-deps.sh installs it)\n";
-    return 0;
+    return;
   }
   int written = 0;
   for (const auto& figure : figures()) {
-    std::string command =
-        quoted(python) + " " + quoted((fs::path(PHASESIM_PLOTS_DIR) / figure.script).string());
-    for (const auto& a : figure.arguments) {
+    std::string command = quoted(PHASESIM_PLOT_PYTHON) + " " +
+                          quoted((fs::path(PHASESIM_PLOTS_DIR) / figure.script).string());
+    for (const auto& a : figure.arguments)
       command += " " + quoted(a.ends_with(".json") ? (dir / a).string() : a);
-    }
     command += " --out " + quoted((dir / "figures" / figure.name).string()) + " >/dev/null";
     if (std::system(command.c_str()) == 0) ++written;
   }
   out << "\nfigures: " << written << " of " << figures().size() << " written to "
       << (dir / "figures").string() << " (PNG and SVG)\n";
-  return written;
 }
 
 int run_demo(const DemoOptions& options, std::ostream& out) {
@@ -141,7 +123,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   require(!error && fs::is_directory(dir),
           "invalid --out " + options.out + " (cannot create that directory)");
   out << "phasesim demo: phase-sensitive KV-cache compression in four steps.\n";
-  for (const auto& step : tour()) run_step(step, dir, out);
+  for (const auto& step : kTour) run_step(step, dir, out);
   if (options.figures) render_figures(dir, out);
   out << "\nEverything above is also data: the JSON of every step is in " << dir.string()
       << "/.\nNext: README.md (the tour and the commands), experiments/ (one folder per "

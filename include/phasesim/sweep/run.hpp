@@ -1,0 +1,75 @@
+#pragma once
+// Running a sweep into one directory, in parallel and resumably:
+//
+//   DIR/sweep.json     what the sweep is (command, seed, cells)
+//   DIR/cells/ID.json  one document per cell, each written atomically as it finishes
+//   DIR/results.csv    tidy table of every cell, written once all cells exist
+//
+// Cells are command lines, which only the front end (the CLI) can parse: it hands in a
+// SweepCommand. Messages name the `sweep` command's options (--out, --resume).
+//
+//   const auto plan = plan_sweep("grid.toml", "runs/grid", command);  // validates every cell
+//   check_sweep_dir(plan, resume);                                     // before writing
+//   const auto pending = prepare_sweep_dir(plan, resume);
+//   run_sweep(plan, pending, Parallel{threads}, [] { /* one more cell done */ });
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "phasesim/core/document.hpp"
+#include "phasesim/core/parallel.hpp"
+#include "phasesim/sweep/sweep.hpp"
+
+namespace phasesim {
+
+/// One cell, parsed and ready: running it writes its document to the --json path it was
+/// given, and nothing else.
+using CellTask = std::function<void()>;
+
+/// What the front end knows about its commands.
+struct SweepCommand {
+  /// The task for a cell's command-line words, e.g. {"niah", "--window=8", "--json=PATH"};
+  /// throws InputError when they are invalid.
+  std::function<CellTask(const std::vector<std::string>& words)> parse;
+  /// True when `command` (e.g. {"niah"}) takes `option` (e.g. "--seed"); throws InputError
+  /// when there is no such command.
+  std::function<bool(const std::vector<std::string>& command, const std::string& option)>
+      has_option;
+};
+
+/// A sweep ready to run in its directory, every cell validated.
+struct SweepPlan {
+  SweepSpec spec;
+  std::filesystem::path dir;  ///< where it writes
+  std::vector<SweepCell> cells;
+  std::vector<CellTask> tasks;  ///< one per cell
+  Json manifest;                ///< the content of sweep.json
+};
+
+/// Reads the sweep file and plans its cells into `dir`: each runs with
+/// --json=DIR/cells/ID.json, and with its own --seed when the command takes one and the
+/// sweep does not set it. Throws InputError for a bad file or naming the first bad cell.
+SweepPlan plan_sweep(const std::filesystem::path& file, const std::filesystem::path& dir,
+                     const SweepCommand& command);
+
+/// Throws InputError unless the plan may write into its directory: one that does not exist
+/// or is empty, or with `resume` one without sweep.json or holding a sweep of the same
+/// command and seed.
+void check_sweep_dir(const SweepPlan& plan, bool resume);
+
+/// Creates cells/, removes the temporaries of an interrupted run and writes sweep.json.
+/// Returns the indices of the cells to run: all, or with `resume` those without a valid
+/// document.
+std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume);
+
+/// Runs the `pending` cells through the parallel policy, calling `cell_finished` after each
+/// (one call at a time, so it need not be thread-safe), then writes results.csv from every
+/// cell's document and returns its path. If cells throw, the lowest-index failure is
+/// rethrown once the loop is done and results.csv is not written.
+std::filesystem::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
+                                const Parallel& parallel,
+                                const std::function<void()>& cell_finished);
+
+}  // namespace phasesim

@@ -1,0 +1,158 @@
+#include "phasesim/sweep/run.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <mutex>
+
+#include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/sweep/results_csv.hpp"
+
+namespace phasesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path cell_path(const fs::path& dir, const SweepCell& cell) {
+  return dir / "cells" / (cell.id + ".json");
+}
+
+std::string describe(const SweepCell& cell) {
+  std::string text;
+  for (const auto& [name, value] : cell.options)
+    text += (text.empty() ? "" : " ") + name + "=" + value;
+  return "{" + text + "}";
+}
+
+Json manifest(const SweepSpec& spec, const std::vector<SweepCell>& cells, bool seeded) {
+  Json doc = new_document("sweep");
+  doc["sweep_command"] = spec.command;
+  doc["seed"] = spec.seed;
+  Json options = Json::object();
+  for (const auto& axis : spec.options) options[axis.name] = axis.values;
+  doc["options"] = options;
+  Json list = Json::array();
+  for (const auto& cell : cells) {
+    Json entry = {{"id", cell.id}, {"file", "cells/" + cell.id + ".json"}};
+    if (seeded) entry["seed"] = cell.seed;
+    Json values = Json::object();
+    for (const auto& [name, value] : cell.options) values[name] = value;
+    entry["options"] = values;
+    list.push_back(entry);
+  }
+  doc["cells"] = list;
+  return doc;
+}
+
+CellTask parse_cell(const SweepCommand& command, const std::vector<std::string>& words,
+                    const SweepCell& cell) {
+  try {
+    return command.parse(words);
+  } catch (const InputError& e) {
+    throw InputError("invalid sweep cell " + describe(cell) + ": " + e.what());
+  }
+}
+
+bool has_valid_json(const fs::path& path) {
+  std::ifstream in(path);
+  return in && Json::accept(in);
+}
+
+// Leftovers of an interrupted run: temporary files that were never renamed.
+void remove_stale_temporaries(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(".") && name.find(".tmp-") != std::string::npos) fs::remove(entry.path());
+  }
+}
+
+std::string collect_csv(const SweepPlan& plan) {
+  std::vector<CellDocument> documents;
+  for (const auto& cell : plan.cells) {
+    documents.push_back({cell.id, Json::parse(std::ifstream(cell_path(plan.dir, cell)))});
+  }
+  return results_csv(documents);
+}
+
+}  // namespace
+
+SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepCommand& command) {
+  SweepPlan plan{read_sweep_file(file), dir, {}, {}, {}};
+  require(plan.spec.command.front() != "sweep",
+          "invalid sweep file " + file.string() + " (a sweep cannot run sweeps)");
+  const bool fixed_seed = std::any_of(plan.spec.options.begin(), plan.spec.options.end(),
+                                      [](const SweepAxis& a) { return a.name == "seed"; });
+  const bool seeded = !fixed_seed && command.has_option(plan.spec.command, "--seed");
+  plan.cells = expand_grid(plan.spec);
+  for (const auto& cell : plan.cells) {
+    auto words = cell_arguments(plan.spec, cell);
+    if (seeded) words.push_back("--seed=" + std::to_string(cell.seed));
+    words.push_back("--json=" + cell_path(dir, cell).string());
+    plan.tasks.push_back(parse_cell(command, words, cell));
+  }
+  plan.manifest = manifest(plan.spec, plan.cells, seeded);
+  return plan;
+}
+
+void check_sweep_dir(const SweepPlan& plan, bool resume) {
+  const auto& dir = plan.dir;
+  if (!fs::exists(dir)) return;
+  require(fs::is_directory(dir),
+          "invalid --out " + dir.string() + " (exists and is not a directory)");
+  if (!resume) {
+    require(fs::is_empty(dir), "invalid --out " + dir.string() +
+                                   " (not empty: use --resume to continue the sweep there, or "
+                                   "another directory)");
+    return;
+  }
+  const auto existing = dir / "sweep.json";
+  if (!fs::exists(existing)) return;
+  Json old;
+  try {
+    old = Json::parse(std::ifstream(existing));
+  } catch (const Json::exception&) {
+    throw InputError("cannot resume in " + dir.string() + " (its sweep.json is not valid JSON)");
+  }
+  require(old.value("sweep_command", Json()) == plan.manifest["sweep_command"] &&
+              old.value("seed", Json()) == plan.manifest["seed"],
+          "cannot resume in " + dir.string() +
+              " (it holds a sweep of another command or seed; use another --out)");
+}
+
+std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume) {
+  fs::create_directories(plan.dir / "cells");
+  remove_stale_temporaries(plan.dir);
+  remove_stale_temporaries(plan.dir / "cells");
+  write_file_atomically(plan.dir / "sweep.json", plan.manifest.dump(2) + "\n");
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    if (!resume || !has_valid_json(cell_path(plan.dir, plan.cells[i]))) pending.push_back(i);
+  }
+  return pending;
+}
+
+fs::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
+                   const Parallel& parallel, const std::function<void()>& cell_finished) {
+  std::mutex mutex;
+  parallel_for(parallel, static_cast<std::int64_t>(pending.size()), [&](std::int64_t i) {
+    // A failed cell is finished too; the policy rethrows its error after the loop.
+    std::exception_ptr failure;
+    try {
+      plan.tasks[pending[static_cast<std::size_t>(i)]]();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    {
+      const std::lock_guard lock(mutex);
+      cell_finished();
+    }
+    if (failure) std::rethrow_exception(failure);
+  });
+  const auto results = plan.dir / "results.csv";
+  write_file_atomically(results, collect_csv(plan));
+  return results;
+}
+
+}  // namespace phasesim
