@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Fails when an #include points from a lower layer to a higher one (docs/ARCHITECTURE.md).
+"""Fails when the code leaves the architecture of docs/ARCHITECTURE.md:
 
-A layer is a folder: theory/<layer>/ or sim/<layer>/ with its public headers in
-include/phasesim/<layer>/. Each layer may include its own headers and those of the layers
-listed below for it; nothing else. The arrows therefore point one way and the folders
-have no cycle.
+- an #include points from a lower layer to a higher one. A layer is a folder, theory/<layer>/
+  or sim/<layer>/, with its public headers in include/phasesim/<layer>/; each layer may
+  include its own headers and those of the layers listed for it below, nothing else, so
+  the arrows point one way and the folders have no cycle;
+- a `#pragma omp` outside the parallel policy (include/phasesim/core/parallel.hpp);
+- a command file sim/cli/cmd_*.cpp longer than 150 lines (the CLI only declares options,
+  calls the library and prints).
 """
 import pathlib
 import re
@@ -21,6 +24,8 @@ ALLOWED = {
     "sweep": {"core"},
     "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep"},
 }
+PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
+MAX_COMMAND_LINES = 150
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(phasesim/([a-z_]+)/|phasesim/version\.hpp|cli/)')
 
 
@@ -45,7 +50,15 @@ def main() -> int:
         if layer not in ALLOWED:
             bad.append(f"{rel}: not in a layer folder ({', '.join(ALLOWED)})")
             continue
-        for number, line in enumerate(path.read_text().splitlines(), 1):
+        lines = path.read_text().splitlines()
+        if rel.parent == pathlib.Path("sim/cli") and rel.name.startswith("cmd_") and len(
+                lines) > MAX_COMMAND_LINES:
+            bad.append(f"{rel}: {len(lines)} lines (a command file stays within "
+                       f"{MAX_COMMAND_LINES}: move the computing into the library)")
+        for number, line in enumerate(lines, 1):
+            if "#pragma omp" in line and rel != PARALLEL_POLICY:
+                bad.append(f"{rel}:{number}: a raw OpenMP loop (use the parallel policy, "
+                           f"{PARALLEL_POLICY})")
             match = INCLUDE.match(line)
             if not match:
                 continue
@@ -54,9 +67,10 @@ def main() -> int:
             if target != layer and target not in ALLOWED[layer]:
                 bad.append(f"{rel}:{number}: layer '{layer}' includes '{target}' ({line.strip()})")
     if bad:
-        print("check-layers: includes against the layering:\n" + "\n".join(bad))
+        print("check-architecture:\n" + "\n".join(bad))
         return 1
-    print("check-layers: every include points down")
+    print("check-architecture: includes point down the layers, no raw OpenMP loop, "
+          "command files within " + str(MAX_COMMAND_LINES) + " lines")
     return 0
 
 
