@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/error.hpp"
 
 namespace phasesim::cli {
 
@@ -50,10 +50,6 @@ void Table::print(std::ostream& out) const {
   }
 }
 
-std::string fixed(double value, int digits) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+std::string fixed(double value, int digits) { return format_fixed(value, digits); }
 
 }  // namespace phasesim::cli
