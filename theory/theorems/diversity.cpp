@@ -168,10 +168,9 @@ double log_log_slope(const std::vector<DiversityRow>& rows) {
 }
 
 SampledDiversity sample_diversity(const DiversityModel& model, int heads, int samples,
-                                  std::uint64_t seed) {
+                                  std::uint64_t seed, const Parallel& parallel) {
   std::vector<double> loss(static_cast<std::size_t>(samples)), blind(loss.size());
-#pragma omp parallel for schedule(static)
-  for (int t = 0; t < samples; ++t) {
+  parallel_for(parallel, samples, [&](std::int64_t t) {
     const RandomStream stream(seed, static_cast<std::uint32_t>(t), 0, Stream::head_assignment);
     std::vector<int> counts(static_cast<std::size_t>(model.stride), 0);
     for (int h = 0; h < heads; ++h) {
@@ -181,7 +180,7 @@ SampledDiversity sample_diversity(const DiversityModel& model, int heads, int sa
     const auto k = static_cast<std::size_t>(t);
     loss[k] = model.loss_of(counts);
     blind[k] = static_cast<double>(std::count(counts.begin(), counts.end(), 0));
-  }
+  });
   auto mean_se = [&](const std::vector<double>& x) {
     double m = 0, v = 0;
     for (double a : x) m += a;
@@ -196,7 +195,7 @@ SampledDiversity sample_diversity(const DiversityModel& model, int heads, int sa
 }
 
 TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
-                        const TrainingSettings& settings) {
+                        const TrainingSettings& settings, const Parallel& parallel) {
   const int H = settings.heads, S = channel.geometry.stride;
   const auto W = static_cast<std::size_t>(channel.geometry.window);
   std::vector<double> x;  // the logits of all heads, head after head
@@ -211,10 +210,9 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
   // -L and the ascent direction -(H/beta_o) dL/db^h for every head.
   auto evaluate = [&](std::span<const double> all) {
     const std::vector<double> logits(all.begin(), all.end());
-    std::vector<PhaseGradients> phases(static_cast<std::size_t>(H));
-#pragma omp parallel for schedule(static)
-    for (int h = 0; h < H; ++h)
-      phases[static_cast<std::size_t>(h)] = phase_gradients(channel, gate_of(logits, h));
+    const auto phases = parallel_map(parallel, H, [&](std::int64_t h) {
+      return phase_gradients(channel, gate_of(logits, static_cast<int>(h)));
+    });
     std::vector<double> z(static_cast<std::size_t>(S), 0.0);
     for (const auto& p : phases) {
       for (std::size_t phi = 0; phi < z.size(); ++phi)

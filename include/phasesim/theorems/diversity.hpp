@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/dynamics.hpp"
 #include "phasesim/theorems/objective.hpp"
 
@@ -60,13 +61,14 @@ double p_all_covered_inclusion_exclusion(int stride, int heads);
 /// Least-squares slope of log(gap) against log(N).
 double log_log_slope(const std::vector<DiversityRow>& rows);
 
-/// Monte Carlo over `samples` assignments (Philox stream head_assignment): mean and
-/// standard error of L and of the number of blind phases.
+/// Monte Carlo over `samples` assignments (Philox stream head_assignment, one assignment
+/// per item of the parallel loop): mean and standard error of L and of the number of
+/// blind phases.
 struct SampledDiversity {
   double loss_mean = 0, loss_se = 0, blind_mean = 0, blind_se = 0;
 };
 SampledDiversity sample_diversity(const DiversityModel& model, int heads, int samples,
-                                  std::uint64_t seed);
+                                  std::uint64_t seed, const Parallel& parallel = {});
 
 /// Joint training of H heads (T3): each head h has its own logits (init
 /// random:SEED+h:SCALE) and per-phase success P_h(phi) from its own channel; the output
@@ -96,7 +98,8 @@ struct TrainingRun {
   double initial_loss = 0, final_loss = 0;
 };
 
+/// The heads' channels are evaluated in parallel, one head per item of the loop.
 TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
-                        const TrainingSettings& settings);
+                        const TrainingSettings& settings, const Parallel& parallel = {});
 
 }  // namespace phasesim
