@@ -11,6 +11,7 @@
 #include "phasesim/model/gate.hpp"
 #include "phasesim/theorems/concentration.hpp"
 #include "phasesim/theorems/diversity.hpp"
+#include "phasesim/theorems/dynamics_batch.hpp"
 #include "phasesim/theorems/optimize.hpp"
 
 namespace phasesim::cli {
@@ -99,11 +100,16 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
 
 // ---- lock-in (T2) ----
 
+// Four runs by default: lock-in is a statement about every init.
+DynamicsOptions four_inits() {
+  DynamicsOptions options;
+  options.inits = 4;
+  return options;
+}
+
 struct LockinOptions {
   ObjectiveOptions objective;
-  DynamicsOptions dynamics;
-  std::string init = "random:1:0.1";
-  int inits = 4;
+  DynamicsOptions dynamics = four_inits();
   int reweight_steps = 500;
   std::string json;
 };
@@ -131,7 +137,8 @@ LockinRun lockin_run(const LockinOptions& options, const Objective& objective, R
   LockinRun run{std::move(spec), -1, {}};
   const auto logits = initial_logits(run.spec.init, objective.geometry.window);
   const auto start = summarize_gate(gate_from_logits(logits, "init").weights);
-  auto settings = options.dynamics.settings(run.spec.content_seed);
+  auto settings = options.dynamics.settings();
+  settings.content.seed = run.spec.content_seed;
   settings.record_every = settings.steps + options.reweight_steps;
   run.reweighted_to =
       options.reweight_steps > 0
@@ -149,8 +156,7 @@ LockinRun lockin_run(const LockinOptions& options, const Objective& objective, R
 
 int run_lockin(const LockinOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const auto specs = run_specs(options.init, options.inits, options.dynamics.content_seeds,
-                               objective.geometry.window);
+  const auto specs = options.dynamics.runs(objective.geometry.window);
   std::vector<LockinRun> runs(specs.size());
   const auto count = static_cast<std::int64_t>(runs.size());
 #pragma omp parallel for schedule(dynamic)
@@ -190,8 +196,6 @@ int run_lockin(const LockinOptions& options, std::ostream& out) {
   auto doc = new_document("theorem lockin");
   put_objective(doc, options.objective);
   put_dynamics(doc, options.dynamics);
-  doc["init"] = options.init;
-  doc["inits"] = options.inits;
   doc["reweight_steps"] = options.reweight_steps;
   doc["k_star_predicted"] = k_star;
   doc["runs"] = list;
@@ -289,11 +293,7 @@ void add_lockin(CLI::App& theorem, Action& action) {
   auto* cmd = theorem.add_subcommand(
       "lockin", "T2: the winner is the initial argmax and stays when the phases are re-weighted");
   add_objective_options(*cmd, options->objective);
-  add_dynamics_options(*cmd, options->dynamics);
-  cmd->add_option("--init", options->init, std::string("Initial gate: ") + kGateFormsHelp)
-      ->capture_default_str();
-  cmd->add_option("--inits", options->inits, "Runs from K inits (random:SEED+i:SCALE)")
-      ->capture_default_str();
+  add_dynamics_options(*cmd, options->dynamics, "Runs from K inits (random:SEED+i:SCALE)");
   cmd->add_option("--reweight-steps", options->reweight_steps,
                   "Steps after moving all phase weight to a phase the winner does not cover")
       ->capture_default_str();
@@ -301,8 +301,6 @@ void add_lockin(CLI::App& theorem, Action& action) {
   cmd->callback([options, &action] {
     const auto objective = options->objective.objective();
     validate_dynamics_options(options->dynamics, objective);
-    run_specs(options->init, options->inits, options->dynamics.content_seeds,
-              objective.geometry.window);
     require_at_least(options->reweight_steps, 0, "--reweight-steps");
     action = [options](std::ostream& out) { return run_lockin(*options, out); };
   });
