@@ -25,73 +25,12 @@ struct DiversityOptions {
   std::string json;
 };
 
-Json row_json(const DiversityRow& row) {
-  return {{"heads", row.heads},
-          {"loss_balanced", row.loss_balanced},
-          {"loss_random", row.loss_random},
-          {"gap", row.gap},
-          {"gap_times_n", row.gap_times_n},
-          {"constant_c", row.constant_c},
-          {"gap_second_order", row.gap_second_order},
-          {"p_all_covered", row.p_all_covered},
-          {"p_some_blind", 1 - row.p_all_covered},
-          {"expected_blind", row.expected_blind},
-          {"blind_distribution", row.blind_distribution}};
-}
-
-void add_samples(const DiversityOptions& options, const DiversityRow& row, Json& json) {
-  const auto s = sample_diversity(options.t3.model, row.heads, options.samples, options.seed);
-  json["sampled_loss"] = s.loss_mean;
-  json["sampled_loss_se"] = s.loss_se;
-  json["sampled_blind"] = s.blind_mean;
-  json["sampled_blind_se"] = s.blind_se;
-}
-
-// R training runs of H heads: observed blind phases against the multinomial law.
-Json training_json(const DiversityOptions& options, int heads, std::ostream* out) {
-  auto channel = options.channel.objective();
-  std::vector<double> observed(static_cast<std::size_t>(channel.geometry.stride) + 1, 0.0);
-  double blind_sum = 0, blind_sq = 0, initial_sum = 0;
-  int kept = 0;
-  Json runs = Json::array();
-  for (int r = 0; r < options.train_runs; ++r) {
-    auto settings = options.training;
-    settings.heads = heads;
-    settings.seed = options.training.seed + 1000 * static_cast<std::uint64_t>(r);
-    const auto run = train_heads(channel, options.t3.model, settings);
-    observed[static_cast<std::size_t>(run.blind)] += 1.0 / options.train_runs;
-    blind_sum += run.blind, blind_sq += run.blind * run.blind;
-    initial_sum += run.initial_blind;
-    kept += run.kept;
-    runs.push_back({{"seed", settings.seed},
-                    {"coverage", run.coverage},
-                    {"blind", run.blind},
-                    {"initial_blind", run.initial_blind},
-                    {"kept", run.kept},
-                    {"initial_loss", run.initial_loss},
-                    {"final_loss", run.final_loss}});
-  }
-  const double n = options.train_runs, mean = blind_sum / n;
-  const double se = n > 1 ? std::sqrt((blind_sq - n * mean * mean) / (n - 1) / n) : 0.0;
-  const double predicted =
-      channel.geometry.stride * std::pow(1 - 1.0 / channel.geometry.stride, heads);
-  if (out) {
-    *out << "  H=" << heads << ": blind phases " << fixed(mean, 3) << " +- " << fixed(se, 3)
-         << " (multinomial " << fixed(predicted, 3) << "; at init " << fixed(initial_sum / n, 3)
-         << "), heads on their initial argmax's phase " << kept << " of "
-         << heads * options.train_runs << '\n';
-  }
-  return {{"heads", heads},
-          {"runs", options.train_runs},
-          {"blind_mean", mean},
-          {"blind_se", se},
-          {"blind_predicted", predicted},
-          {"blind_initial_mean", initial_sum / n},
-          {"blind_distribution_observed", observed},
-          {"blind_distribution_predicted", blind_distribution(channel.geometry.stride, heads)},
-          {"heads_kept", kept},
-          {"heads_total", heads * options.train_runs},
-          {"per_run", runs}};
+// The blind phases of joint training against the multinomial law, one line per H.
+void print_training(const TrainingStatistics& t, std::ostream& out) {
+  out << "  H=" << t.heads << ": blind phases " << fixed(t.blind_mean, 3) << " +- "
+      << fixed(t.blind_se, 3) << " (multinomial " << fixed(t.blind_predicted, 3) << "; at init "
+      << fixed(t.blind_initial_mean, 3) << "), heads on their initial argmax's phase "
+      << t.heads_kept << " of " << t.heads_total << '\n';
 }
 
 int run_diversity(const DiversityOptions& options, std::ostream& out) {
@@ -107,8 +46,11 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
   for (int n : options.t3.heads) {
     rows.push_back(diversity_row(m, n));
     const auto& r = rows.back();
-    rows_json.push_back(row_json(r));
-    if (options.samples > 0) add_samples(options, r, rows_json.back());
+    rows_json.push_back(diversity_row_json(r));
+    if (options.samples > 0) {
+      rows_json.back().update(sampled_diversity_json(
+          sample_diversity(m, n, options.samples, options.seed, Parallel{})));
+    }
     table.add_row({std::to_string(n), fixed(r.loss_balanced, 8), fixed(r.loss_random, 8),
                    fixed(r.gap, 10), fixed(r.gap_times_n, 6), fixed(r.constant_c, 6),
                    fixed(r.p_all_covered, 6), fixed(r.expected_blind, 4)});
@@ -132,9 +74,16 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
     doc["init_scale"] = options.training.init_scale;
     doc["train_seed"] = options.training.seed;
     if (table_out) out << "\njoint training (each head its own gate, output loss on top):\n";
+    const auto channel = options.channel.objective();
     Json training = Json::array();
-    for (int h : options.train_heads)
-      training.push_back(training_json(options, h, table_out ? &out : nullptr));
+    for (int h : options.train_heads) {
+      auto settings = options.training;
+      settings.heads = h;
+      const auto statistics =
+          training_statistics(channel, m, settings, options.train_runs, Parallel{});
+      if (table_out) print_training(statistics, out);
+      training.push_back(training_json(statistics));
+    }
     doc["training"] = training;
   }
   write_json(options.json, doc);

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
@@ -67,10 +66,6 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return text;
 }
 
-std::string fixed(double value, int digits) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+std::string fixed(double value, int digits) { return format_fixed(value, digits); }
 
 }  // namespace phasesim::cli

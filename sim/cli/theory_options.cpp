@@ -87,17 +87,22 @@ void put_search(Json& doc, const OptimizeSettings& search) {
   doc["max_iterations"] = search.max_iterations;
 }
 
-DynamicsSettings DynamicsOptions::settings(std::uint64_t content_seed) const {
+DynamicsSettings DynamicsOptions::settings() const {
   DynamicsSettings s;
   s.steps = steps;
   s.lr = lr;
   s.max_logit_step = max_logit_step;
   s.rule = parse_update_rule(update);
-  s.content = {content_noise, content_seed, content_samples};
+  s.content = {content_noise, 0, content_samples};  // the seed: each run's own
   return s;
 }
 
-void add_dynamics_options(CLI::App& command, DynamicsOptions& options) {
+std::vector<RunSpec> DynamicsOptions::runs(int window) const {
+  return run_specs(init, inits, content_seeds, window);
+}
+
+void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
+                          const std::string& inits_help) {
   command.add_option("--steps", options.steps, "Ascent steps")->capture_default_str();
   command.add_option("--lr", options.lr, "Learning rate (step size per unit gradient)")
       ->capture_default_str();
@@ -122,6 +127,9 @@ void add_dynamics_options(CLI::App& command, DynamicsOptions& options) {
       .add_option("--content-samples", options.content_samples,
                   "Needle contexts per phase and step (antithetic pairs)")
       ->capture_default_str();
+  command.add_option("--init", options.init, std::string("Initial gate: ") + kGateFormsHelp)
+      ->capture_default_str();
+  command.add_option("--inits", options.inits, inits_help)->capture_default_str();
 }
 
 void put_dynamics(Json& doc, const DynamicsOptions& options) {
@@ -132,11 +140,14 @@ void put_dynamics(Json& doc, const DynamicsOptions& options) {
   doc["content_noise"] = options.content_noise;
   doc["content_seed"] = options.content_seeds;
   doc["content_samples"] = options.content_samples;
+  doc["init"] = options.init;
+  doc["inits"] = options.inits;
 }
 
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
   require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
-  validate_dynamics(objective, options.settings(options.content_seeds.front()));
+  validate_dynamics(objective, options.settings());
+  options.runs(objective.geometry.window);
 }
 
 void DiversityModelOptions::validate() const {
@@ -168,17 +179,6 @@ void add_diversity_model_options(CLI::App& command, DiversityModelOptions& optio
       ->capture_default_str();
   command.add_option("--answers", options.model.loss.answers, "M competing answers in l(z)")
       ->capture_default_str();
-}
-
-std::vector<RunSpec> run_specs(const std::string& init, int inits,
-                               const std::vector<std::uint64_t>& content_seeds, int window) {
-  require_at_least(inits, 1, "--inits");
-  const auto base = parse_gate(init, window);
-  std::vector<RunSpec> runs;
-  for (int i = 0; i < inits; ++i) {
-    for (auto seed : content_seeds) runs.push_back({replicate_gate(base, i).spec, seed});
-  }
-  return runs;
 }
 
 std::vector<double> parse_range(const std::string& text, const std::string& option) {

@@ -9,6 +9,7 @@
 #include "cli/output.hpp"
 #include "phasesim/theorems/diversity.hpp"
 #include "phasesim/theorems/dynamics.hpp"
+#include "phasesim/theorems/dynamics_batch.hpp"
 #include "phasesim/theorems/objective.hpp"
 #include "phasesim/theorems/optimize.hpp"
 
@@ -40,8 +41,8 @@ void add_search_options(CLI::App& command, OptimizeSettings& search,
                         const std::string& restarts_help);
 void put_search(Json& doc, const OptimizeSettings& search);
 
-/// Dynamics options: --steps, --lr, --max-logit-step, --update, --content-noise,
-/// --content-seed (one or several), --content-samples.
+/// Options of a batch of dynamics runs: --steps, --lr, --max-logit-step, --update,
+/// --content-noise, --content-seed (one or several), --content-samples, --init, --inits.
 struct DynamicsOptions {
   int steps = 2000;
   double lr = 20;
@@ -50,14 +51,21 @@ struct DynamicsOptions {
   double content_noise = 0;
   std::vector<std::uint64_t> content_seeds{1};
   int content_samples = 16;
+  std::string init = "random:1:0.1";
+  int inits = 1;
 
-  /// Settings for one content seed (reweighting and recording are the caller's).
-  DynamicsSettings settings(std::uint64_t content_seed) const;
+  /// The settings every run shares: a batch gives each run its own content seed, and
+  /// re-weighting and recording are the command's.
+  DynamicsSettings settings() const;
+  /// The runs: --inits inits times every content seed (run_specs).
+  std::vector<RunSpec> runs(int window) const;
 };
 
-void add_dynamics_options(CLI::App& command, DynamicsOptions& options);
+/// Declares the options above; `inits_help` describes --inits.
+void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
+                          const std::string& inits_help);
 void put_dynamics(Json& doc, const DynamicsOptions& options);
-/// Throws InputError on bad dynamics options (for `objective`).
+/// Throws InputError on bad dynamics options (for `objective`), the runs' included.
 void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective);
 
 /// The T3 model and head counts: --stride, --heads, --beta-out, --success, --answers.
@@ -72,17 +80,6 @@ struct DiversityModelOptions {
 };
 
 void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options);
-
-/// One dynamics run of a batch: its initial gate and content seed.
-struct RunSpec {
-  std::string init;
-  std::uint64_t content_seed = 0;
-};
-
-/// The batch of `inits` inits (replicate_gate: random:SEED+i:SCALE for a random spec)
-/// times every content seed, init-major. Throws InputError on a bad spec or inits < 1.
-std::vector<RunSpec> run_specs(const std::string& init, int inits,
-                               const std::vector<std::uint64_t>& content_seeds, int window);
 
 /// "a:b:step" (inclusive, a <= b, step > 0) or a comma list; throws InputError naming
 /// `option`.

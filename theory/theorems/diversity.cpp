@@ -156,6 +156,20 @@ DiversityRow diversity_row(const DiversityModel& model, int heads) {
   return row;
 }
 
+Json diversity_row_json(const DiversityRow& row) {
+  return {{"heads", row.heads},
+          {"loss_balanced", row.loss_balanced},
+          {"loss_random", row.loss_random},
+          {"gap", row.gap},
+          {"gap_times_n", row.gap_times_n},
+          {"constant_c", row.constant_c},
+          {"gap_second_order", row.gap_second_order},
+          {"p_all_covered", row.p_all_covered},
+          {"p_some_blind", 1 - row.p_all_covered},
+          {"expected_blind", row.expected_blind},
+          {"blind_distribution", row.blind_distribution}};
+}
+
 double log_log_slope(const std::vector<DiversityRow>& rows) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& row : rows) {
@@ -168,10 +182,9 @@ double log_log_slope(const std::vector<DiversityRow>& rows) {
 }
 
 SampledDiversity sample_diversity(const DiversityModel& model, int heads, int samples,
-                                  std::uint64_t seed) {
+                                  std::uint64_t seed, const Parallel& parallel) {
   std::vector<double> loss(static_cast<std::size_t>(samples)), blind(loss.size());
-#pragma omp parallel for schedule(static)
-  for (int t = 0; t < samples; ++t) {
+  parallel_for(parallel, samples, [&](std::int64_t t) {
     const RandomStream stream(seed, static_cast<std::uint32_t>(t), 0, Stream::head_assignment);
     std::vector<int> counts(static_cast<std::size_t>(model.stride), 0);
     for (int h = 0; h < heads; ++h) {
@@ -181,7 +194,7 @@ SampledDiversity sample_diversity(const DiversityModel& model, int heads, int sa
     const auto k = static_cast<std::size_t>(t);
     loss[k] = model.loss_of(counts);
     blind[k] = static_cast<double>(std::count(counts.begin(), counts.end(), 0));
-  }
+  });
   auto mean_se = [&](const std::vector<double>& x) {
     double m = 0, v = 0;
     for (double a : x) m += a;
@@ -195,8 +208,15 @@ SampledDiversity sample_diversity(const DiversityModel& model, int heads, int sa
   return result;
 }
 
+Json sampled_diversity_json(const SampledDiversity& sampled) {
+  return {{"sampled_loss", sampled.loss_mean},
+          {"sampled_loss_se", sampled.loss_se},
+          {"sampled_blind", sampled.blind_mean},
+          {"sampled_blind_se", sampled.blind_se}};
+}
+
 TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
-                        const TrainingSettings& settings) {
+                        const TrainingSettings& settings, const Parallel& parallel) {
   const int H = settings.heads, S = channel.geometry.stride;
   const auto W = static_cast<std::size_t>(channel.geometry.window);
   std::vector<double> x;  // the logits of all heads, head after head
@@ -211,10 +231,9 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
   // -L and the ascent direction -(H/beta_o) dL/db^h for every head.
   auto evaluate = [&](std::span<const double> all) {
     const std::vector<double> logits(all.begin(), all.end());
-    std::vector<PhaseGradients> phases(static_cast<std::size_t>(H));
-#pragma omp parallel for schedule(static)
-    for (int h = 0; h < H; ++h)
-      phases[static_cast<std::size_t>(h)] = phase_gradients(channel, gate_of(logits, h));
+    const auto phases = parallel_map(parallel, H, [&](std::int64_t h) {
+      return phase_gradients(channel, gate_of(logits, static_cast<int>(h)));
+    });
     std::vector<double> z(static_cast<std::size_t>(S), 0.0);
     for (const auto& p : phases) {
       for (std::size_t phi = 0; phi < z.size(); ++phi)
@@ -264,6 +283,59 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
   run.blind = static_cast<int>(std::count(run.coverage.begin(), run.coverage.end(), 0));
   run.initial_blind = static_cast<int>(std::count(initial.begin(), initial.end(), 0));
   return run;
+}
+
+TrainingStatistics training_statistics(const Objective& channel, const DiversityModel& model,
+                                       const TrainingSettings& settings, int runs,
+                                       const Parallel& parallel) {
+  require(runs >= 1, "invalid --train-runs " + std::to_string(runs) + " (must be at least 1)");
+  const int S = channel.geometry.stride;
+  TrainingStatistics t;
+  t.heads = settings.heads;
+  t.blind_distribution_observed.assign(static_cast<std::size_t>(S) + 1, 0.0);
+  double blind_sum = 0, blind_sq = 0, initial_sum = 0;
+  for (int r = 0; r < runs; ++r) {
+    auto run_settings = settings;
+    run_settings.seed = settings.seed + 1000 * static_cast<std::uint64_t>(r);
+    const auto run = train_heads(channel, model, run_settings, parallel);
+    t.blind_distribution_observed[static_cast<std::size_t>(run.blind)] += 1.0 / runs;
+    blind_sum += run.blind, blind_sq += run.blind * run.blind;
+    initial_sum += run.initial_blind;
+    t.heads_kept += run.kept;
+    t.runs.push_back({run_settings.seed, run});
+  }
+  const double n = runs;
+  t.blind_mean = blind_sum / n;
+  t.blind_se = n > 1 ? std::sqrt((blind_sq - n * t.blind_mean * t.blind_mean) / (n - 1) / n) : 0.0;
+  t.blind_predicted = S * std::pow(1 - 1.0 / S, settings.heads);
+  t.blind_initial_mean = initial_sum / n;
+  t.blind_distribution_predicted = blind_distribution(S, settings.heads);
+  t.heads_total = settings.heads * runs;
+  return t;
+}
+
+Json training_json(const TrainingStatistics& statistics) {
+  Json runs = Json::array();
+  for (const auto& [seed, run] : statistics.runs) {
+    runs.push_back({{"seed", seed},
+                    {"coverage", run.coverage},
+                    {"blind", run.blind},
+                    {"initial_blind", run.initial_blind},
+                    {"kept", run.kept},
+                    {"initial_loss", run.initial_loss},
+                    {"final_loss", run.final_loss}});
+  }
+  return {{"heads", statistics.heads},
+          {"runs", statistics.runs.size()},
+          {"blind_mean", statistics.blind_mean},
+          {"blind_se", statistics.blind_se},
+          {"blind_predicted", statistics.blind_predicted},
+          {"blind_initial_mean", statistics.blind_initial_mean},
+          {"blind_distribution_observed", statistics.blind_distribution_observed},
+          {"blind_distribution_predicted", statistics.blind_distribution_predicted},
+          {"heads_kept", statistics.heads_kept},
+          {"heads_total", statistics.heads_total},
+          {"per_run", runs}};
 }
 
 }  // namespace phasesim

@@ -127,14 +127,12 @@ std::vector<Start> all_starts(const Objective& objective, const OptimizeSettings
 // Runs every start (in parallel); the best result, ties to the earlier start.
 std::pair<std::size_t, std::vector<Ascent>> run_starts(const Objective& objective,
                                                        const std::vector<Start>& starts,
-                                                       int max_iterations) {
-  std::vector<Ascent> results(starts.size());
-  const auto count = static_cast<std::int64_t>(starts.size());
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    results[k] = lbfgs_ascent(objective, starts[k].logits, max_iterations);
-  }
+                                                       int max_iterations,
+                                                       const Parallel& parallel) {
+  auto results =
+      parallel_map(parallel, static_cast<std::int64_t>(starts.size()), [&](std::int64_t i) {
+        return lbfgs_ascent(objective, starts[static_cast<std::size_t>(i)].logits, max_iterations);
+      });
   std::size_t best = 0;
   for (std::size_t k = 1; k < results.size(); ++k) {
     if (results[k].at.value > results[best].at.value) best = k;
@@ -205,11 +203,12 @@ Ascent lbfgs_ascent(const Objective& objective, std::vector<double> logits, int 
   return result;
 }
 
-GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings) {
+GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings,
+                          const Parallel& parallel) {
   objective.validate();
   settings.validate();
   auto starts = all_starts(objective, settings);
-  auto [best, results] = run_starts(objective, starts, settings.max_iterations);
+  auto [best, results] = run_starts(objective, starts, settings.max_iterations, parallel);
 
   GateOptimum optimum;
   optimum.starts = static_cast<int>(starts.size());
@@ -224,7 +223,7 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
   std::vector<Start> polish = {{"polish:onehot", split_logits(objective.geometry.window, {top})},
                                {"polish:support", split_logits(objective.geometry.window, support)},
                                {"polish:best", results[best].logits}};
-  auto [polished, refined] = run_starts(objective, polish, settings.max_iterations);
+  auto [polished, refined] = run_starts(objective, polish, settings.max_iterations, parallel);
   for (const auto& r : refined) optimum.iterations += r.iterations;
   const bool better = refined[polished].at.value > results[best].at.value;
   const auto& winner = better ? refined[polished] : results[best];

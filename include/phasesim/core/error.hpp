@@ -1,5 +1,7 @@
 #pragma once
 #include <charconv>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +25,13 @@ inline std::string format_number(double value) {
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, result.ptr);
+}
+
+/// `value` with `digits` decimals ("0.990000"), for reports and tables.
+inline std::string format_fixed(double value, int digits) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
 }
 
 }  // namespace phasesim

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "phasesim/core/document.hpp"
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/dynamics.hpp"
 #include "phasesim/theorems/objective.hpp"
 
@@ -48,6 +50,8 @@ struct DiversityRow {
 
 /// Everything exact for N heads; O(N + N S) work.
 DiversityRow diversity_row(const DiversityModel& model, int heads);
+/// The row as `diversity` reports it (with p_some_blind = 1 - p_all_covered).
+Json diversity_row_json(const DiversityRow& row);
 
 /// P(exactly j of S phases blind) after N uniform heads, j = 0..S, by the occupancy
 /// recursion (all terms positive, stable where inclusion-exclusion cancels).
@@ -60,13 +64,17 @@ double p_all_covered_inclusion_exclusion(int stride, int heads);
 /// Least-squares slope of log(gap) against log(N).
 double log_log_slope(const std::vector<DiversityRow>& rows);
 
-/// Monte Carlo over `samples` assignments (Philox stream head_assignment): mean and
-/// standard error of L and of the number of blind phases.
+/// Monte Carlo over `samples` assignments (Philox stream head_assignment, one assignment
+/// per item of the parallel loop): mean and standard error of L and of the number of
+/// blind phases.
 struct SampledDiversity {
   double loss_mean = 0, loss_se = 0, blind_mean = 0, blind_se = 0;
 };
 SampledDiversity sample_diversity(const DiversityModel& model, int heads, int samples,
-                                  std::uint64_t seed);
+                                  std::uint64_t seed, const Parallel& parallel = {});
+/// sampled_loss, sampled_loss_se, sampled_blind, sampled_blind_se: what `diversity
+/// --samples` adds to each row.
+Json sampled_diversity_json(const SampledDiversity& sampled);
 
 /// Joint training of H heads (T3): each head h has its own logits (init
 /// random:SEED+h:SCALE) and per-phase success P_h(phi) from its own channel; the output
@@ -96,7 +104,31 @@ struct TrainingRun {
   double initial_loss = 0, final_loss = 0;
 };
 
+/// The heads' channels are evaluated in parallel, one head per item of the loop.
 TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
-                        const TrainingSettings& settings);
+                        const TrainingSettings& settings, const Parallel& parallel = {});
+
+/// `runs` joint trainings of settings.heads heads, run r from seed settings.seed + 1000 r,
+/// one after the other: the blind phases they leave against the multinomial law of T3.
+struct TrainingStatistics {
+  struct Run {
+    std::uint64_t seed = 0;
+    TrainingRun result;
+  };
+  int heads = 0;
+  std::vector<Run> runs;
+  double blind_mean = 0, blind_se = 0;               ///< over the runs
+  double blind_predicted = 0;                        ///< S (1 - 1/S)^H, the multinomial mean
+  double blind_initial_mean = 0;                     ///< blind phases of the initial argmaxes
+  std::vector<double> blind_distribution_observed;   ///< fraction of runs with j blind
+  std::vector<double> blind_distribution_predicted;  ///< blind_distribution(S, H)
+  int heads_kept = 0;   ///< heads whose final phase is their initial argmax's, in all runs
+  int heads_total = 0;  ///< H times the runs
+};
+TrainingStatistics training_statistics(const Objective& channel, const DiversityModel& model,
+                                       const TrainingSettings& settings, int runs,
+                                       const Parallel& parallel);
+/// The statistics as `diversity --train-heads` reports them, every run under per_run.
+Json training_json(const TrainingStatistics& statistics);
 
 }  // namespace phasesim

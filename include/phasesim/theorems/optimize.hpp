@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/objective.hpp"
 
 namespace phasesim {
@@ -50,11 +51,12 @@ struct GateOptimum {
 };
 
 /// Runs lbfgs_ascent from: the equal splits over the k heaviest-weighted phases
-/// (k = 1..phases with slots), every warm start and `restarts` random starts (in
-/// parallel, OpenMP), then polishes the best: its one-hot and its equal split over the
-/// slots above 1% are tried as starts too. The result depends only on the settings, not
-/// on the thread count (ties go to the earlier start).
-GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings);
+/// (k = 1..phases with slots), every warm start and `restarts` random starts (one start
+/// per item of the parallel loop), then polishes the best: its one-hot and its equal split
+/// over the slots above 1% are tried as starts too. The result depends only on the
+/// settings, not on the thread count (ties go to the earlier start).
+GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings,
+                          const Parallel& parallel = {});
 
 /// The best one-hot gate: its slot and J (the first slot at ties).
 std::pair<int, double> best_onehot(const Objective& objective);

@@ -1,0 +1,205 @@
+#include "phasesim/theorems/checks.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "phasesim/core/error.hpp"
+#include "phasesim/theorems/concentration.hpp"
+
+namespace phasesim {
+namespace {
+
+// J above the one-hot J by more than quadrature noise is what would refute the linear
+// vertex theorem (the optimizer may stop a hair short of a vertex).
+constexpr double kOnehotSlack = 1e-9;
+// The 1/N expansion of T3 is checked where O(1/N^2) is small: N >= 16 S.
+constexpr int kHeadsPerPhase = 16;
+// Inclusion-exclusion cancels badly beyond S = 20; below it must match the recursion.
+constexpr int kInclusionExclusionStrides = 20;
+constexpr double kInclusionExclusionSlack = 1e-9;
+
+std::string fixed_or_na(double value, int digits) {
+  return std::isnan(value) ? std::string("n/a") : format_fixed(value, digits);
+}
+
+std::string point(const Objective& o) {
+  return "W=" + std::to_string(o.geometry.window) + " S=" + std::to_string(o.geometry.stride) +
+         " beta=" + format_number(o.beta) + " N=" + std::to_string(o.entries);
+}
+
+Verdict concentration_verdict(const Objective& objective, const ConcentrationCheck& c,
+                              double threshold) {
+  const bool linear = objective.model == RetentionModel::linear;
+  const auto& best = c.optimum;
+  const bool beats_onehot = best.objective > best.onehot_objective + kOnehotSlack;
+  const double first_order = c.max_weight_first_order.value_or(1.0);
+  Verdict v;
+  v.title = "theorem concentration (theory/THEORY.md T1), " + to_string(objective.model) +
+            " model, " + point(objective);
+  v.prediction = linear
+                     ? "one-hot gates maximize J (max weight 1, J = one-hot J)"
+                     : "the optimum is concentrated: max weight >= " + format_fixed(threshold, 2);
+  v.inside = linear ? objective.beta <= c.beta_star : c.k_star == 1 && first_order >= threshold;
+  v.regime = linear ? "T1a: beta " + format_fixed(objective.beta, 3) + (v.inside ? " <= " : " > ") +
+                          "beta*(N) = " + format_fixed(c.beta_star, 4)
+                    : "T1b: equal-split law k* = " + std::to_string(c.k_star) +
+                          ", first-order max weight near the vertex " + fixed_or_na(first_order, 6);
+  v.check = "optimizer: max weight " + format_fixed(best.summary.max_weight, 6) + ", k_effective " +
+            std::to_string(best.summary.k_effective) + ", J " + format_fixed(best.objective, 9) +
+            ", one-hot J " + format_fixed(best.onehot_objective, 9);
+  v.agree = best.summary.max_weight >= threshold && !(linear && beats_onehot);
+  return v;
+}
+
+Verdict lockin_verdict(const Objective& objective, const LockinCheck& c, int reweight_steps) {
+  const auto total = std::to_string(c.runs.size());
+  Verdict v;
+  v.title = "theorem lockin (theory/THEORY.md T2), " + point(objective);
+  v.prediction = "every run's winner is its initial argmax slot, and it stays the argmax for " +
+                 std::to_string(reweight_steps) +
+                 " more steps after all phase weight moves to a phase it does not cover";
+  v.inside = c.k_star == 1;
+  v.regime = "equal-split law k* = " + std::to_string(c.k_star) +
+             (v.inside ? ": the threshold regime" : ": optimum split over k* slots") +
+             "; condition (M) held along " + std::to_string(c.ordered) + " of " + total + " runs";
+  v.check = std::to_string(c.locked) + " of " + total + " runs locked in";
+  v.agree = c.locked == static_cast<int>(c.runs.size());
+  return v;
+}
+
+Verdict diversity_verdict(const DiversityModel& m, const DiversityCheck& c, double tolerance) {
+  const auto& last = c.rows.back();
+  Verdict v;
+  v.title = "theorem diversity (theory/THEORY.md T3), S=" + std::to_string(m.stride) +
+            " beta_o=" + format_number(m.beta_out) + " p=" + format_number(m.success) +
+            " M=" + format_number(m.loss.answers);
+  v.prediction =
+      "E[L_random] - L_balanced = C/N + O(1/N^2) with C = " + format_fixed(m.constant(), 6) +
+      ": N*gap -> C and the log-log slope -> -1";
+  v.inside = last.heads >= kHeadsPerPhase * m.stride;
+  v.regime = "expansion in 1/N: largest N = " + std::to_string(last.heads) +
+             (v.inside ? " >= 16 S" : " < 16 S, where O(1/N^2) terms can dominate");
+  v.check = "N*gap = " + format_fixed(last.gap_times_n, 6) +
+            " at N = " + std::to_string(last.heads) + " (relative error " +
+            format_fixed(c.relative_error, 4) + "), slope over the last two N " +
+            fixed_or_na(c.local_slope, 4);
+  v.agree = c.relative_error <= tolerance &&
+            (std::isnan(c.local_slope) || std::abs(c.local_slope + 1) <= tolerance) &&
+            (m.stride > kInclusionExclusionStrides ||
+             c.inclusion_exclusion_error < kInclusionExclusionSlack);
+  return v;
+}
+
+}  // namespace
+
+Json verdict_json(const Verdict& verdict) {
+  return {{"prediction", verdict.prediction}, {"regime", verdict.inside ? "inside" : "outside"},
+          {"regime_detail", verdict.regime},  {"check", verdict.check},
+          {"agree", verdict.agree},           {"verdict", verdict.agree ? "agree" : "disagree"}};
+}
+
+void ConcentrationCheckSettings::validate() const {
+  search.validate();
+  require(threshold > 0 && threshold <= 1,
+          "invalid --threshold " + format_number(threshold) + " (must be in (0, 1])");
+}
+
+ConcentrationCheck check_concentration(const Objective& objective,
+                                       const ConcentrationCheckSettings& settings,
+                                       const Parallel& parallel) {
+  settings.validate();
+  ConcentrationCheck c;
+  c.beta_star = critical_beta(objective.entries);
+  c.k_star = equal_split_law(objective).k_star;
+  c.optimum = optimize_gate(objective, settings.search, parallel);
+  if (objective.model == RetentionModel::normalized) {
+    c.max_weight_first_order = vertex_perturbation(objective).max_weight;
+  }
+  c.verdict = concentration_verdict(objective, c, settings.threshold);
+  return c;
+}
+
+Json check_json(const ConcentrationCheck& check) {
+  Json doc = {{"beta_star", check.beta_star}, {"k_star_predicted", check.k_star}};
+  if (check.max_weight_first_order) doc["max_weight_first_order"] = *check.max_weight_first_order;
+  doc["gate"] = check.optimum.gate;
+  doc["objective"] = check.optimum.objective;
+  doc["onehot_objective"] = check.optimum.onehot_objective;
+  doc["max_weight"] = check.optimum.summary.max_weight;
+  doc["k_effective"] = check.optimum.summary.k_effective;
+  doc.update(verdict_json(check.verdict));
+  return doc;
+}
+
+LockinCheck check_lockin(const Objective& objective, const LockinSettings& settings,
+                         const std::vector<RunSpec>& specs, const Parallel& parallel) {
+  LockinCheck c;
+  c.runs = lockin_runs(objective, settings, specs, parallel);
+  for (const auto& r : c.runs) {
+    c.locked += r.locked() ? 1 : 0;
+    c.ordered += r.result.order_condition ? 1 : 0;
+  }
+  c.k_star = equal_split_law(objective).k_star;
+  c.verdict = lockin_verdict(objective, c, settings.reweight_steps);
+  return c;
+}
+
+Json check_json(const LockinCheck& check) {
+  Json runs = Json::array();
+  for (const auto& r : check.runs) runs.push_back(lockin_run_json(r));
+  Json doc = {{"k_star_predicted", check.k_star},
+              {"runs", runs},
+              {"lock_in_count", check.locked},
+              {"runs_total", check.runs.size()}};
+  doc.update(verdict_json(check.verdict));
+  return doc;
+}
+
+void DiversityCheckSettings::validate() const {
+  require(tolerance > 0 && std::isfinite(tolerance),
+          "invalid --tolerance " + format_number(tolerance) + " (must be > 0)");
+}
+
+DiversityCheck check_diversity(const DiversityModel& model, const std::vector<int>& heads,
+                               const DiversityCheckSettings& settings) {
+  settings.validate();
+  require(!heads.empty(), "invalid --heads (give at least one N)");
+  DiversityCheck c;
+  for (int n : heads) {
+    c.rows.push_back(diversity_row(model, n));
+    const double error =
+        std::abs(p_all_covered_inclusion_exclusion(model.stride, n) - c.rows.back().p_all_covered);
+    c.inclusion_exclusion_error = std::max(c.inclusion_exclusion_error, error);
+  }
+  const auto& last = c.rows.back();
+  c.constant_c = model.constant();
+  c.relative_error = std::abs(last.gap_times_n - last.constant_c) / last.constant_c;
+  c.slope = log_log_slope(c.rows);
+  const auto two = std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(c.rows.size()));
+  const std::vector<DiversityRow> last_two(c.rows.end() - two, c.rows.end());
+  c.local_slope = log_log_slope(last_two);
+  c.verdict = diversity_verdict(model, c, settings.tolerance);
+  return c;
+}
+
+Json check_json(const DiversityCheck& check) {
+  Json rows = Json::array();
+  for (const auto& r : check.rows) {
+    rows.push_back({{"heads", r.heads},
+                    {"gap", r.gap},
+                    {"gap_times_n", r.gap_times_n},
+                    {"constant_c", r.constant_c},
+                    {"p_all_covered", r.p_all_covered},
+                    {"expected_blind", r.expected_blind}});
+  }
+  Json doc = {{"rows", rows},
+              {"constant_c", check.constant_c},
+              {"relative_error", check.relative_error},
+              {"slope", check.slope},
+              {"local_slope", check.local_slope},
+              {"inclusion_exclusion_error", check.inclusion_exclusion_error}};
+  doc.update(verdict_json(check.verdict));
+  return doc;
+}
+
+}  // namespace phasesim
