@@ -40,8 +40,11 @@ TEST_CASE("hypergeometric draws follow the exact law (every value within 5 sigma
   struct Case {
     std::int64_t population, marked, draws;
   };
-  for (const auto& c : std::vector<Case>{{40, 12, 10}, {2048, 776, 256}, {30, 29, 10}}) {
+  // The last population is past the tabulated log-factorials.
+  for (const auto& c :
+       std::vector<Case>{{40, 12, 10}, {2048, 776, 256}, {30, 29, 10}, {5000000, 2000000, 60}}) {
     CAPTURE(c.population);
+    const HypergeometricSampler sampler(c.population);
     const boost::math::hypergeometric_distribution<double> law(static_cast<unsigned>(c.marked),
                                                                static_cast<unsigned>(c.draws),
                                                                static_cast<unsigned>(c.population));
@@ -49,7 +52,7 @@ TEST_CASE("hypergeometric draws follow the exact law (every value within 5 sigma
     std::vector<int> counts(static_cast<std::size_t>(c.draws + 1), 0);
     for (std::uint32_t i = 0; i < kDraws; ++i) {
       const double u = RandomStream(7, i, 0, Stream::diagnose_null).uniform_pair(0, 0).x;
-      ++counts[static_cast<std::size_t>(hypergeometric_draw(c.population, c.marked, c.draws, u))];
+      ++counts[static_cast<std::size_t>(sampler(c.population, c.marked, c.draws, u))];
     }
     for (std::size_t k = 0; k < counts.size(); ++k) {
       const double p = k <= static_cast<std::size_t>(std::min(c.marked, c.draws)) &&
@@ -101,7 +104,7 @@ TEST_CASE("success curve: the fast integral and its spline against the channel's
     }
   }
   CHECK(worst_direct < 1e-8);
-  CHECK(worst_spline < 2e-6);
+  CHECK(worst_spline < 5e-6);
 }
 
 namespace {

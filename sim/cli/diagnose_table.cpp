@@ -44,11 +44,11 @@ void print_header(const std::string& path, const CountTable& table, const Diagno
 void print_period(const CountTable& table, const Diagnosis& d, std::ostream& out) {
   out << "\nIs there a period? Likelihood-ratio tests of 'accuracy depends on the group mod P' "
          "against flat\n";
-  Table t({"P", "statistic", "df", "p exact", "p Holm", "p chi2", "lack of fit p"});
+  Table t({"P", "statistic", "df", "p exact", "p Holm", "p chi2", "lack of fit p Holm"});
   for (const auto& c : d.period.candidates) {
     t.add_row({std::to_string(c.period), fixed(c.statistic, 2), std::to_string(c.df),
                p_text(c.p_value), p_text(c.p_holm), p_text(c.p_chi_squared),
-               c.period == table.size() ? "-" : p_text(c.lack_of_fit_p)});
+               c.period == table.size() ? "-" : p_text(c.lack_of_fit_holm)});
   }
   t.print(out);
   out << period_verdict(d.period);

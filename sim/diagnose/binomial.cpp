@@ -38,17 +38,8 @@ double deviance_root(std::int64_t y, std::int64_t n, double cutoff, double from,
   return sigmoid(0.5 * (a + b));
 }
 
-// log of the hypergeometric probability of k marked among the draws.
-double log_hypergeometric(std::int64_t population, std::int64_t marked, std::int64_t draws,
-                          std::int64_t k) {
-  auto log_choose = [](std::int64_t a, std::int64_t b) {
-    return boost::math::lgamma(static_cast<double>(a + 1)) -
-           boost::math::lgamma(static_cast<double>(b + 1)) -
-           boost::math::lgamma(static_cast<double>(a - b + 1));
-  };
-  return log_choose(marked, k) + log_choose(population - marked, draws - k) -
-         log_choose(population, draws);
-}
+// Log-factorials are tabulated up to this population (32 MB), computed beyond.
+constexpr std::int64_t kTabulated = 4000000;
 
 }  // namespace
 
@@ -81,8 +72,23 @@ Interval likelihood_interval(std::int64_t successes, std::int64_t trials, double
           deviance_root(successes, trials, cutoff, center, 700.0)};
 }
 
-std::int64_t hypergeometric_draw(std::int64_t population, std::int64_t marked, std::int64_t draws,
-                                 double u) {
+HypergeometricSampler::HypergeometricSampler(std::int64_t largest_population) {
+  if (largest_population > kTabulated) return;
+  log_factorials_.resize(static_cast<std::size_t>(largest_population + 1), 0.0);
+  for (std::size_t k = 2; k < log_factorials_.size(); ++k) {
+    log_factorials_[k] = log_factorials_[k - 1] + std::log(static_cast<double>(k));
+  }
+}
+
+double HypergeometricSampler::log_factorial(std::int64_t k) const {
+  if (static_cast<std::size_t>(k) < log_factorials_.size()) {
+    return log_factorials_[static_cast<std::size_t>(k)];
+  }
+  return boost::math::lgamma(static_cast<double>(k + 1));
+}
+
+std::int64_t HypergeometricSampler::operator()(std::int64_t population, std::int64_t marked,
+                                               std::int64_t draws, double u) const {
   const std::int64_t unmarked = population - marked;
   const std::int64_t low = std::max<std::int64_t>(0, draws - unmarked);
   const std::int64_t high = std::min(draws, marked);
@@ -101,7 +107,11 @@ std::int64_t hypergeometric_draw(std::int64_t population, std::int64_t marked, s
     return static_cast<double>(k) * static_cast<double>(unmarked - draws + k) /
            (static_cast<double>(marked - k + 1) * static_cast<double>(draws - k + 1));
   };
-  double p_down = std::exp(log_hypergeometric(population, marked, draws, mode));
+  auto log_choose = [&](std::int64_t a, std::int64_t b) {
+    return log_factorial(a) - log_factorial(b) - log_factorial(a - b);
+  };
+  double p_down = std::exp(log_choose(marked, mode) + log_choose(unmarked, draws - mode) -
+                           log_choose(population, draws));
   double p_up = p_down;
   std::int64_t down = mode;
   std::int64_t up = mode;

@@ -90,10 +90,6 @@ class HeadsSlice {
   std::vector<double> log_miss_other_;
 };
 
-std::vector<double> beta_scan() {
-  return {0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6.5, 8, 10, 12.5, 16, 21, 28, kMaxFitBeta};
-}
-
 // For each phase, the head counts whose profile (maximized over beta in the beta interval
 // and over the other phases' counts) stays above the target: [lowest, highest].
 void add_head_ranges(const FitInput& input, double beta_low, double beta_high, double target,
@@ -130,16 +126,16 @@ ModelFit fit_one_hot_heads(const FitInput& input) {
   require(input.heads >= 1, "invalid --heads " + std::to_string(input.heads) + " (must be >= 1)");
   require(!input.phases.empty(), "invalid fit (no phases)");
   auto profile = [&](double beta) { return HeadsSlice(input, beta).allocate().log_likelihood; };
-  const auto best = detail::maximize_scanned(profile, beta_scan());
+  const auto interval = detail::profile_interval(profile, detail::beta_scan());
+  const auto& best = interval.best;
   const double target = best.value - kProfileDrop;
 
   ModelFit fit;
   fit.model = "one-hot-heads";
   fit.beta = best.x;
   fit.log_likelihood = best.value;
-  fit.beta_low = best.x > 0 ? detail::profile_end(profile, best.x, 0.0, target) : 0.0;
-  const double high = detail::profile_end(profile, best.x, kMaxFitBeta, target);
-  if (high < kMaxFitBeta) fit.beta_high = high;
+  fit.beta_low = interval.low;
+  fit.beta_high = interval.high;
 
   const HeadsSlice slice(input, fit.beta);
   const auto allocation = slice.allocate();

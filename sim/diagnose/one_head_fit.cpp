@@ -169,7 +169,7 @@ class Slice {
       for (double x : v) sum += x;
       return sum;
     };
-    for (int i = 0; i < 60; ++i) {
+    for (int i = 0; i < 45; ++i) {  // z to 1e-12
       const double mid = 0.5 * (low + high);
       auto shares = best_shares(lambda_at(mid));
       if (total(shares) >= 1) {
@@ -239,13 +239,9 @@ std::optional<Extent> weight_extent(const Slice& slice, const std::vector<Dual>&
   for (int j = 0; j <= 64; ++j) points.push_back(term.max_weight() * j / 64);
   const auto best = detail::maximize_scanned(profile, points);
   if (best.value < target) return std::nullopt;
-  return Extent{detail::profile_end(profile, best.x, 0.0, target),
-                detail::profile_end(profile, best.x, term.max_weight(), target)};
-}
-
-// The betas a profile is scanned at before Brent: from chance (0) to kMaxFitBeta.
-std::vector<double> beta_scan() {
-  return {0, 0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6.5, 8, 10, 12.5, 16, 21, 28, kMaxFitBeta};
+  const double step = term.max_weight() / 64;
+  return Extent{detail::profile_end(profile, best.x, 0.0, target, step),
+                detail::profile_end(profile, best.x, term.max_weight(), target, step)};
 }
 
 // Weight intervals: the union over betas in the beta interval (outside it the profile of
@@ -308,16 +304,16 @@ void validate(const FitInput& input) {
 ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
   validate(input);
   auto profile = [&](double beta) { return Slice(input, beta).profile(); };
-  const auto best = detail::maximize_scanned(profile, beta_scan());
+  const auto interval = detail::profile_interval(profile, detail::beta_scan());
+  const auto& best = interval.best;
   const double target = best.value - kProfileDrop;
 
   ModelFit fit;
   fit.model = "one-head";
   fit.beta = best.x;
   fit.log_likelihood = best.value;
-  fit.beta_low = best.x > 0 ? detail::profile_end(profile, best.x, 0.0, target) : 0.0;
-  const double high = detail::profile_end(profile, best.x, kMaxFitBeta, target);
-  if (high < kMaxFitBeta) fit.beta_high = high;
+  fit.beta_low = interval.low;
+  fit.beta_high = interval.high;
 
   const Slice slice(input, fit.beta);
   const auto allocation = slice.allocate();

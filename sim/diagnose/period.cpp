@@ -50,6 +50,7 @@ std::vector<int> candidate_periods(int groups) {
 // successes of each residue are spread over its groups as a multivariate hypergeometric
 // draw, one group at a time from what the residue has left.
 std::vector<GroupCount> draw_null(const std::vector<GroupCount>& groups, int period,
+                                  const HypergeometricSampler& sampler,
                                   const RandomStream& stream) {
   auto table = groups;
   const auto G = static_cast<int>(groups.size());
@@ -63,8 +64,7 @@ std::vector<GroupCount> draw_null(const std::vector<GroupCount>& groups, int per
     for (int g = r; g < G; g += period) {
       auto& row = table[static_cast<std::size_t>(g)];
       const double u = stream.uniform_pair(static_cast<std::uint32_t>(g), 0).x;
-      row.successes =
-          g + period >= G ? successes : hypergeometric_draw(trials, successes, row.trials, u);
+      row.successes = g + period >= G ? successes : sampler(trials, successes, row.trials, u);
       trials -= row.trials;
       successes -= row.successes;
     }
@@ -81,18 +81,38 @@ double monte_carlo_p(std::int64_t exceedances, int replicates) {
   return static_cast<double>(exceedances + 1) / (replicates + 1);
 }
 
-void holm(std::vector<PeriodCandidate>& candidates, double alpha) {
-  std::vector<std::size_t> order(candidates.size());
+// Holm's step-down adjustment: the k-th smallest of m p-values times (m - k), kept
+// non-decreasing and at most 1.
+std::vector<double> holm(const std::vector<double>& p) {
+  std::vector<std::size_t> order(p.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return candidates[a].p_value < candidates[b].p_value;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(p.size());
   double running = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    auto& c = candidates[order[k]];
-    running = std::max(running, std::min(1.0, static_cast<double>(order.size() - k) * c.p_value));
-    c.p_holm = running;
+    running = std::max(running, std::min(1.0, static_cast<double>(order.size() - k) * p[order[k]]));
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+// Holm over the flat tests of all candidates, and over the lack-of-fit tests of those below G.
+void adjust(std::vector<PeriodCandidate>& candidates, int groups, double alpha) {
+  std::vector<double> flat;
+  std::vector<double> fit;
+  for (const auto& c : candidates) {
+    flat.push_back(c.p_value);
+    if (c.period < groups) fit.push_back(c.lack_of_fit_p);
+  }
+  const auto flat_holm = holm(flat);
+  const auto fit_holm = holm(fit);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto& c = candidates[i];
+    c.p_holm = flat_holm[i];
     c.rejects_flat = c.p_holm <= alpha;
+    c.lack_of_fit_holm = c.period < groups ? fit_holm[i] : 1.0;
+    c.fits = c.lack_of_fit_holm > alpha;
   }
 }
 
@@ -140,6 +160,7 @@ PeriodTest test_periods(const CountTable& table, const PeriodOptions& options,
     test.candidates.push_back(c);
   }
   const std::size_t count = test.candidates.size();
+  const HypergeometricSampler sampler(table.trials());
   // Replicate r: for each candidate, whether the flat null's statistic reaches the observed
   // one, then whether its own null's lack of fit reaches the observed lack of fit.
   const auto exceeds = parallel_map(parallel, options.replicates, [&](std::int64_t r) {
@@ -148,12 +169,12 @@ PeriodTest test_periods(const CountTable& table, const PeriodOptions& options,
                           static_cast<std::uint32_t>(null), Stream::diagnose_null);
     };
     std::vector<std::uint8_t> flags(2 * count, 0);
-    const auto flat = draw_null(groups, 1, stream(0));
+    const auto flat = draw_null(groups, 1, sampler, stream(0));
     for (std::size_t i = 0; i < count; ++i) {
       const auto& c = test.candidates[i];
       flags[i] = at_least(period_statistic(flat, c.period), c.statistic);
       if (c.period < table.size()) {
-        const auto periodic = draw_null(groups, c.period, stream(i + 1));
+        const auto periodic = draw_null(groups, c.period, sampler, stream(i + 1));
         flags[count + i] = at_least(lack_of_fit_statistic(periodic, c.period), c.lack_of_fit);
       }
     }
@@ -167,9 +188,8 @@ PeriodTest test_periods(const CountTable& table, const PeriodOptions& options,
     c.p_value = monte_carlo_p(flat, options.replicates);
     c.p_value_std_error = std::sqrt(c.p_value * (1 - c.p_value) / options.replicates);
     if (c.period < table.size()) c.lack_of_fit_p = monte_carlo_p(fit, options.replicates);
-    c.fits = c.lack_of_fit_p > options.alpha;
   }
-  holm(test.candidates, options.alpha);
+  adjust(test.candidates, table.size(), options.alpha);
   for (const auto& c : test.candidates) {
     if (c.rejects_flat && c.fits) {
       test.period = c.period;
@@ -188,9 +208,8 @@ std::string period_verdict(const PeriodTest& test) {
                        ": accuracy depends on the group mod " + std::to_string(c.period) +
                        " (Holm p = " + format_p(c.p_holm) + ")";
     if (c.period < static_cast<int>(candidates.back().period)) {
-      text +=
-          " and the groups of each residue agree (lack of fit p = " + format_p(c.lack_of_fit_p) +
-          ")";
+      text += " and the groups of each residue agree (lack of fit Holm p = " +
+              format_p(c.lack_of_fit_holm) + ")";
     }
     return text;
   }
@@ -206,7 +225,7 @@ std::string period_verdict(const PeriodTest& test) {
          ": Holm p = " + format_p(best->p_holm) +
          "), but no candidate period explains the whole table (lack of "
          "fit p = " +
-         format_p(best->lack_of_fit_p) + ")";
+         format_p(best->lack_of_fit_holm) + ")";
 }
 
 }  // namespace phasesim

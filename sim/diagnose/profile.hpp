@@ -3,11 +3,14 @@
 // the maximum of a profile over a scan, and the ends of {x : profile(x) >= target}.
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "phasesim/diagnose/binomial.hpp"
+#include "phasesim/diagnose/fit.hpp"
 
 namespace phasesim::detail {
 
@@ -36,17 +39,68 @@ ProfileMaximum maximize_scanned(F f, const std::vector<double>& points) {
   return {points[best], values[best]};
 }
 
-/// The end of {x : f(x) >= target} between `inside` (where f >= target) and the search
-/// limit `outside`: `outside` itself when f stays above the target there.
+/// How far the profile drops by kProfileDrop on either side of its maximum, from its
+/// curvature there (two evaluations, `step` apart); `step` when it is flat.
 template <typename F>
-double profile_end(F f, double inside, double outside, double target) {
-  if (f(outside) >= target) return outside;
-  auto excess = [&](double x) { return f(x) - target; };
-  std::uintmax_t iterations = 60;
-  const auto [a, b] = boost::math::tools::toms748_solve(
-      excess, std::min(inside, outside), std::max(inside, outside),
-      boost::math::tools::eps_tolerance<double>(20), iterations);
-  return 0.5 * (a + b);
+double predicted_half_width(F f, const ProfileMaximum& best, double step) {
+  const double curvature =
+      (f(best.x + step) + f(std::max(0.0, best.x - step)) - 2 * best.value) / (step * step);
+  return curvature < 0 ? std::sqrt(2 * kProfileDrop / -curvature) : step;
+}
+
+/// The end of {x : f(x) >= target} going from `inside` (where f >= target) towards the
+/// search limit `outside`: probes at inside + step, + 2 step, + 4 step, ... until f falls
+/// below the target, then TOMS748 on the last bracket; `outside` itself when f stays above
+/// the target up to there.
+template <typename F>
+double profile_end(F f, double inside, double outside, double target, double step) {
+  const double direction = outside > inside ? 1.0 : -1.0;
+  double near = inside;
+  double near_value = f(inside) - target;
+  for (double distance = std::abs(step);; distance *= 2) {
+    const bool last = distance >= std::abs(outside - inside);
+    const double far = last ? outside : inside + direction * distance;
+    const double far_value = f(far) - target;
+    if (far_value < 0) {
+      std::uintmax_t iterations = 60;
+      const auto excess = [&](double x) { return f(x) - target; };
+      const auto [a, b] = boost::math::tools::toms748_solve(
+          excess, std::min(near, far), std::max(near, far), direction > 0 ? near_value : far_value,
+          direction > 0 ? far_value : near_value, boost::math::tools::eps_tolerance<double>(16),
+          iterations);
+      return 0.5 * (a + b);
+    }
+    if (last) return outside;
+    near = far;
+    near_value = far_value;
+  }
+}
+
+/// A profile's maximum and its 95% interval within [lower, upper]; `high` is unset when the
+/// profile stays above the cut up to `upper` (the table does not bound the parameter).
+struct ProfileInterval {
+  ProfileMaximum best;
+  double low = 0;
+  std::optional<double> high;
+};
+
+/// The betas a profile in beta is scanned at before Brent: from chance (0) to kMaxFitBeta.
+inline std::vector<double> beta_scan() {
+  return {0, 0.5, 1, 2, 3, 4.5, 6.5, 9, 12.5, 17, 23, 30, kMaxFitBeta};
+}
+
+template <typename F>
+ProfileInterval profile_interval(F f, const std::vector<double>& scan) {
+  ProfileInterval result;
+  result.best = maximize_scanned(f, scan);
+  const double lower = scan.front();
+  const double upper = scan.back();
+  const double target = result.best.value - kProfileDrop;
+  const double step = predicted_half_width(f, result.best, 0.01 * (1 + result.best.x));
+  result.low = result.best.x > lower ? profile_end(f, result.best.x, lower, target, step) : lower;
+  const double high = profile_end(f, result.best.x, upper, target, step);
+  if (high < upper) result.high = high;
+  return result;
 }
 
 }  // namespace phasesim::detail

@@ -11,9 +11,8 @@
 namespace phasesim {
 namespace {
 
-// Nodes of a curve: the success turns from chance to 1 over a width of about 1/beta in u,
-// so the grid refines with beta (interpolation error below 1e-5 up to beta = 40).
-int node_count(double beta) { return 49 + 8 * static_cast<int>(std::ceil(std::min(beta, 40.0))); }
+// Nodes of a curve (success_curve.hpp).
+int node_count(double beta) { return 33 + 6 * static_cast<int>(std::ceil(std::min(beta, 40.0))); }
 // log Phi(x) in double precision (std::erfc): the integrand's hot path, where Boost's erfc
 // would compute in long double. Underflows to -infinity below x = -38, where Phi^n is 0.
 double log_phi(double x) {

@@ -3,7 +3,7 @@
 // and deviances, likelihood-ratio intervals for a proportion, and exact draws of the
 // hypergeometric law, which is the null distribution of a table given its margins.
 #include <cstdint>
-#include <span>
+#include <vector>
 
 namespace phasesim {
 
@@ -30,11 +30,20 @@ struct Interval {
 Interval likelihood_interval(std::int64_t successes, std::int64_t trials,
                              double cutoff = kChiSquared1At95);
 
-/// An exact draw from the hypergeometric law (successes among `draws` items taken without
-/// replacement from `population` items of which `marked` are marked), by inversion of the
+/// Exact draws from the hypergeometric law (successes among `draws` items taken without
+/// replacement from `population` items of which `marked` are marked), by inversion of a
 /// uniform u in (0, 1]: the support is visited from the mode outwards in decreasing
-/// probability, so the cost is about one standard deviation of the law.
-std::int64_t hypergeometric_draw(std::int64_t population, std::int64_t marked, std::int64_t draws,
-                                 double u);
+/// probability, so a draw costs about one standard deviation of the law. Log-factorials
+/// are tabulated up to the largest population (when it is at most 4e6; lgamma beyond).
+class HypergeometricSampler {
+ public:
+  explicit HypergeometricSampler(std::int64_t largest_population);
+  std::int64_t operator()(std::int64_t population, std::int64_t marked, std::int64_t draws,
+                          double u) const;
+
+ private:
+  double log_factorial(std::int64_t k) const;
+  std::vector<double> log_factorials_;
+};
 
 }  // namespace phasesim

@@ -4,7 +4,8 @@
 // depends only on the group mod P" against "flat", with exact conditional p-values: given
 // the table's margins the null distribution of a table does not depend on the unknown
 // accuracy (it is multivariate hypergeometric), so Monte Carlo draws of it give a p-value
-// that is valid at any sample size. Holm's correction covers the family of candidates.
+// that is valid at any sample size. Holm's correction covers the family of candidates, and
+// the family of lack-of-fit tests that decide which of them explains the whole table.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,7 +41,10 @@ struct PeriodCandidate {
   double lack_of_fit = 0;
   int lack_of_fit_df = 0;
   double lack_of_fit_p = 1;
-  bool fits = true;  ///< lack_of_fit_p > alpha
+  /// Holm-adjusted over the candidates below G: a period is passed over only on strong
+  /// evidence of structure beyond it, so the true one is missed at most alpha of the time.
+  double lack_of_fit_holm = 1;
+  bool fits = true;  ///< lack_of_fit_holm > alpha
 };
 
 struct PeriodTest {

@@ -29,8 +29,10 @@ struct PhaseSlots {
 double phase_success_at(const PhaseSlots& slots, double u, double beta, std::int64_t entries);
 
 /// phase_success_at for one beta as a function of u in [0, 1/sqrt(weighted)] (the largest
-/// u the unit norm allows): a cubic B-spline on 65 nodes uniform in theta = asin(u), where
-/// the success is smooth up to u = 1/sqrt(weighted). Interpolation error below 1e-6.
+/// u the unit norm allows): a cubic B-spline on nodes uniform in theta = asin(u), where the
+/// success is smooth up to u = 1/sqrt(weighted); 33 + 6 ceil(beta) nodes, as the success
+/// turns from chance to 1 over a width of about 1/beta in u. Interpolation error below
+/// 5e-6 up to beta = 40 (tests/diagnose_stats_test.cpp).
 class SuccessCurve {
  public:
   SuccessCurve(const PhaseSlots& slots, double beta, std::int64_t entries);

@@ -1,0 +1,223 @@
+// diagnose against the truth: tables drawn in-process by the fast engine (NiahSpec, make_run)
+// from known parameters, the truth from the channel's quadrature. The period tests find
+// the stride when the gap is above the detectable size and reject flat tables no more than
+// 5% of the time; the 95% intervals of the fits cover the truth 95% of the time. Rates
+// are checked within 5 standard errors of the binomial count (fixed seeds).
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "niah_fixture.hpp"
+#include "phasesim/channel/phase_channel.hpp"
+#include "phasesim/diagnose/diagnose.hpp"
+
+using namespace phasesim;
+
+namespace {
+
+CountTable draw_table(const NiahSpec& spec) {
+  const auto result = test::run_engine(spec, "fast");
+  CountTable table;
+  for (const auto& g : result.groups) table.groups.push_back({g.group, *g.successes, *g.trials});
+  return table;
+}
+
+// A rate of `hits` in `n` within 5 standard errors of `expected`.
+void check_rate(int hits, int n, double expected) {
+  const double rate = static_cast<double>(hits) / n;
+  CAPTURE(rate);
+  CHECK(std::abs(rate - expected) <= 5 * std::sqrt(expected * (1 - expected) / n));
+}
+
+// At most `limit`, within 5 standard errors.
+void check_rate_at_most(int hits, int n, double limit) {
+  const double rate = static_cast<double>(hits) / n;
+  CAPTURE(rate);
+  CHECK(rate <= limit + 5 * std::sqrt(limit * (1 - limit) / n));
+}
+
+bool covers(double low, double high, double truth) { return low <= truth && truth <= high; }
+
+// The phases' true success: one head, no sampling (MODEL.md section 4).
+std::vector<double> true_phase_success(const NiahSpec& spec) {
+  const auto run = make_run(spec);
+  return phase_success(spec.geometry, run.model.gates.front(), *spec.beta, run.model.entries());
+}
+
+}  // namespace
+
+TEST_CASE("diagnose period: the stride is found at S = 2, 4, 6, 8 with 24 groups of 256") {
+  for (int S : {2, 4, 6, 8}) {
+    CAPTURE(S);
+    NiahSpec spec;
+    spec.geometry = {S, S};
+    // One nat of bias on the newest slot.
+    spec.gates = "logits:";
+    for (int s = 0; s < S; ++s) spec.gates += (s ? "," : "") + std::string(s == S - 1 ? "1" : "0");
+    spec.beta = 6;
+    spec.context = 8192;
+    spec.groups = 24;
+    spec.prompts = 256;
+    // The gap the truth has is above what 256 prompts per group can detect.
+    const auto truth = true_phase_success(spec);
+    CountTable exact;
+    for (int g = 0; g < 24; ++g) {
+      exact.groups.push_back(
+          {g, std::llround(truth[static_cast<std::size_t>(g % S)] * 1e6), 1000000});
+    }
+    const auto needed = power_analysis(exact, S).observed.prompts;
+    REQUIRE(needed);
+    CHECK(*needed < 256);
+    // The true period is passed over only when its lack-of-fit test rejects by chance (at
+    // most 5%, Holm): then a multiple of it is reported, never a wrong period or none.
+    int found = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      spec.seed = seed;
+      const auto test = test_periods(draw_table(spec), {999, seed, 0.05}, Parallel{});
+      CAPTURE(seed);
+      REQUIRE(test.period);
+      CHECK(*test.period % S == 0);
+      found += *test.period == S;
+    }
+    CHECK(found >= 9);
+  }
+}
+
+TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrated p-values") {
+  // Full attention (W = S = 1): every group has the same accuracy (about 0.5 here). Small
+  // counts (64 prompts per group) are where chi-squared asymptotics would be poor.
+  constexpr int kTables = 1000;
+  NiahSpec spec;
+  spec.geometry = {1, 1};
+  spec.beta = 3.3;
+  spec.context = 1024;
+  spec.groups = 8;
+  spec.prompts = 64;
+  const auto tests = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
+    auto s = spec;
+    s.seed = static_cast<std::uint64_t>(t) + 1;
+    return test_periods(draw_table(s), {499, s.seed, 0.05}, Parallel{1});
+  });
+  int found = 0;
+  std::vector<std::array<int, 3>> below(tests.front().candidates.size(), {0, 0, 0});
+  for (const auto& test : tests) {
+    found += test.period ? 1 : 0;
+    for (std::size_t c = 0; c < test.candidates.size(); ++c) {
+      const double p = test.candidates[c].p_value;
+      below[c][0] += p <= 0.05;
+      below[c][1] += p <= 0.25;
+      below[c][2] += p <= 0.5;
+    }
+  }
+  MESSAGE("flat tables with a period found: " << found << " of " << kTables);
+  check_rate_at_most(found, kTables, 0.05);
+  for (std::size_t c = 0; c < below.size(); ++c) {
+    CAPTURE(tests.front().candidates[c].period);
+    check_rate(below[c][0], kTables, 0.05);
+    check_rate(below[c][1], kTables, 0.25);
+    check_rate(below[c][2], kTables, 0.5);
+  }
+}
+
+TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the time") {
+  // W = S = 4 (no assumption about slots), a soft gate, N = 256 entries.
+  constexpr int kTables = 240;
+  NiahSpec spec;
+  spec.geometry = {4, 4};
+  spec.gates = "weights:0.4,0.3,0.2,0.1";
+  spec.beta = 6;
+  spec.context = 1024;
+  spec.groups = 8;
+  spec.prompts = 128;
+  const auto truth = true_phase_success(spec);
+  const auto weights = normalized_weights(make_run(spec).model.gates.front());
+  const double worst = *std::min_element(truth.begin(), truth.end());
+  DiagnoseSpec known;
+  known.window = 4;
+  known.stride = 4;
+  known.context = 1024;
+  known.heads = 1;
+  known.period = {99, 1, 0.05};
+  const auto results = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
+    auto s = spec;
+    s.seed = static_cast<std::uint64_t>(t) + 1;
+    return diagnose(draw_table(s), known, Parallel{1});
+  });
+  int beta_hits = 0;
+  int worst_hits = 0;
+  std::array<int, 4> accuracy_hits{};
+  std::array<int, 4> weight_hits{};
+  for (const auto& d : results) {
+    REQUIRE(d.fits.size() == 1);
+    const auto& fit = d.fits.front().fit;
+    beta_hits += covers(fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), 6.0);
+    worst_hits += covers(d.profile.worst.ci_low, d.profile.worst.ci_high, worst);
+    for (std::size_t p = 0; p < 4; ++p) {
+      const auto& phase = d.profile.phases[p];
+      accuracy_hits[p] += covers(phase.ci_low, phase.ci_high, truth[p]);
+      weight_hits[p] += covers(*fit.phases[p].weight_low, *fit.phases[p].weight_high, weights[p]);
+    }
+  }
+  MESSAGE("coverage of " << kTables << " tables: beta " << beta_hits << ", worst phase "
+                         << worst_hits << ", weights " << weight_hits[0] << " " << weight_hits[1]
+                         << " " << weight_hits[2] << " " << weight_hits[3] << ", accuracies "
+                         << accuracy_hits[0] << " " << accuracy_hits[1] << " " << accuracy_hits[2]
+                         << " " << accuracy_hits[3]);
+  check_rate(beta_hits, kTables, 0.95);
+  // The worst-phase interval is built to cover at least 95% whether or not phases tie.
+  check_rate_at_most(kTables - worst_hits, kTables, 0.05);
+  for (std::size_t p = 0; p < 4; ++p) {
+    CAPTURE(p);
+    check_rate(accuracy_hits[p], kTables, 0.95);
+    check_rate(weight_hits[p], kTables, 0.95);
+  }
+}
+
+TEST_CASE("diagnose fit with one-hot heads: beta and the heads per phase are covered") {
+  // Three one-hot heads on W = S = 4: two cover phase 0, one phase 2, none phases 1 and 3.
+  constexpr int kTables = 240;
+  NiahSpec spec;
+  spec.geometry = {4, 4};
+  spec.gates = "onehot:0;onehot:0;onehot:2";
+  spec.beta = 3;
+  spec.context = 1024;
+  spec.groups = 8;
+  spec.prompts = 128;
+  const std::array<int, 4> heads{2, 0, 1, 0};
+  DiagnoseSpec known;
+  known.window = 4;
+  known.stride = 4;
+  known.context = 1024;
+  known.heads = 3;
+  known.period = {99, 1, 0.05};
+  const auto results = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
+    auto s = spec;
+    s.seed = static_cast<std::uint64_t>(t) + 1;
+    return diagnose(draw_table(s), known, Parallel{1});
+  });
+  int beta_hits = 0;
+  int heads_hits = 0;
+  int blind_missed = 0;  // a phase no head covers, called covered
+  int covered_missed = 0;
+  for (const auto& d : results) {
+    const auto& fit = d.fits.front().fit;
+    beta_hits += covers(fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), 3.0);
+    bool all = true;
+    for (std::size_t p = 0; p < 4; ++p) {
+      all = all && *fit.phases[p].heads_low <= heads[p] && heads[p] <= *fit.phases[p].heads_high;
+      blind_missed += heads[p] == 0 && !d.profile.phases[p].blind;
+      covered_missed += heads[p] > 0 && d.profile.phases[p].blind;
+    }
+    heads_hits += all;
+  }
+  MESSAGE("coverage of " << kTables << " tables: beta " << beta_hits << ", heads " << heads_hits
+                         << "; blind phases called covered " << blind_missed << " of "
+                         << 2 * kTables);
+  check_rate(beta_hits, kTables, 0.95);
+  check_rate_at_most(kTables - heads_hits, kTables, 0.05);
+  // Blind means the 95% interval reaches chance: its lower end misses 2.5% of the time.
+  check_rate_at_most(blind_missed, 2 * kTables, 0.025);
+  CHECK(covered_missed == 0);
+}
