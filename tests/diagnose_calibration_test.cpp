@@ -5,6 +5,7 @@
 // are checked within 5 standard errors of the binomial count (fixed seeds).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -85,40 +86,96 @@ TEST_CASE("diagnose period: the stride is found at S = 2, 4, 6, 8 with 24 groups
   }
 }
 
-TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrated p-values") {
-  // Full attention (W = S = 1): every group has the same accuracy (about 0.5 here). Small
-  // counts (64 prompts per group) are where chi-squared asymptotics would be poor.
-  constexpr int kTables = 1000;
+// Flat tables (full attention, W = S = 1: every group has the same accuracy) through the
+// period tests: how often a period is found, and how the raw p-values are distributed.
+struct FlatRun {
+  int tables = 0;
+  int found = 0;
+  std::vector<std::array<int, 3>> exact_below;  // per candidate: p <= 0.05, 0.25, 0.5
+  std::vector<int> chi_squared_below;           // per candidate: chi-squared p <= 0.05
+};
+
+FlatRun flat_run(double beta, int prompts, int tables) {
   NiahSpec spec;
   spec.geometry = {1, 1};
-  spec.beta = 3.3;
+  spec.beta = beta;
   spec.context = 1024;
   spec.groups = 8;
-  spec.prompts = 64;
-  const auto tests = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
+  spec.prompts = prompts;
+  const auto tests = parallel_map(Parallel{}, tables, [&](std::int64_t t) {
     auto s = spec;
     s.seed = static_cast<std::uint64_t>(t) + 1;
     return test_periods(draw_table(s), {499, s.seed, 0.05}, Parallel{1});
   });
-  int found = 0;
-  std::vector<std::array<int, 3>> below(tests.front().candidates.size(), {0, 0, 0});
+  FlatRun run;
+  run.tables = tables;
+  run.exact_below.assign(tests.front().candidates.size(), {0, 0, 0});
+  run.chi_squared_below.assign(tests.front().candidates.size(), 0);
   for (const auto& test : tests) {
-    found += test.period ? 1 : 0;
+    run.found += test.period ? 1 : 0;
     for (std::size_t c = 0; c < test.candidates.size(); ++c) {
-      const double p = test.candidates[c].p_value;
-      below[c][0] += p <= 0.05;
-      below[c][1] += p <= 0.25;
-      below[c][2] += p <= 0.5;
+      const auto& candidate = test.candidates[c];
+      run.exact_below[c][0] += candidate.p_value <= 0.05;
+      run.exact_below[c][1] += candidate.p_value <= 0.25;
+      run.exact_below[c][2] += candidate.p_value <= 0.5;
+      run.chi_squared_below[c] += candidate.p_chi_squared <= 0.05;
     }
   }
-  MESSAGE("flat tables with a period found: " << found << " of " << kTables);
-  check_rate_at_most(found, kTables, 0.05);
-  for (std::size_t c = 0; c < below.size(); ++c) {
-    CAPTURE(tests.front().candidates[c].period);
-    check_rate(below[c][0], kTables, 0.05);
-    check_rate(below[c][1], kTables, 0.25);
-    check_rate(below[c][2], kTables, 0.5);
+  MESSAGE(prompts << " prompts per group: a period found in " << run.found << " of " << tables
+                  << "; rejections at 5% for P = 2, 4, 8: exact " << run.exact_below[0][0] << " "
+                  << run.exact_below[1][0] << " " << run.exact_below[2][0] << ", chi-squared "
+                  << run.chi_squared_below[0] << " " << run.chi_squared_below[1] << " "
+                  << run.chi_squared_below[2]);
+  return run;
+}
+
+TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrated p-values") {
+  // Accuracy about 0.5 at 64 prompts per group: the exact p-values are uniform.
+  const auto run = flat_run(3.3, 64, 1000);
+  check_rate_at_most(run.found, run.tables, 0.05);
+  for (const auto& below : run.exact_below) {
+    check_rate(below[0], run.tables, 0.05);
+    check_rate(below[1], run.tables, 0.25);
+    check_rate(below[2], run.tables, 0.5);
   }
+}
+
+TEST_CASE("diagnose period: at small counts the exact test stays within 5% where chi2 does not") {
+  // Accuracy 0.047 at 16 prompts per group (under one success a group on average): the
+  // chi-squared reference rejects too often, the exact test never more than 5%.
+  const auto run = flat_run(2.75, 16, 2000);
+  check_rate_at_most(run.found, run.tables, 0.05);
+  for (const auto& below : run.exact_below) check_rate_at_most(below[0], run.tables, 0.05);
+  CHECK(run.chi_squared_below[0] > run.tables * 0.05 + 3 * std::sqrt(run.tables * 0.05 * 0.95));
+}
+
+TEST_CASE("diagnose phases: the worst-phase interval covers the truth when phases tie") {
+  // Three phases tie for last (the V4-like shape): the plain 3.84 profile of the minimum
+  // would miss about 11% of the time at its upper end.
+  constexpr int kTables = 2000;
+  NiahSpec spec;
+  spec.geometry = {4, 4};
+  spec.gates = "logits:0,0,0,1";
+  spec.beta = 6;
+  spec.context = 1024;
+  spec.groups = 4;
+  spec.prompts = 128;
+  const auto truth = true_phase_success(spec);
+  const double worst = *std::min_element(truth.begin(), truth.end());
+  const auto hits = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
+    auto s = spec;
+    s.seed = static_cast<std::uint64_t>(t) + 1;
+    const auto profile = phase_profile(draw_table(s), 4, std::vector<double>(4, 0.0));
+    return std::array<int, 2>{covers(profile.worst.ci_low, profile.worst.ci_high, worst),
+                              profile.worst.ci_high < worst};
+  });
+  int covered = 0;
+  int above = 0;
+  for (const auto& h : hits) covered += h[0], above += h[1];
+  MESSAGE("worst-phase interval with three tied phases: covers " << covered << " of " << kTables
+                                                                 << ", below the truth " << above);
+  check_rate_at_most(kTables - covered, kTables, 0.05);
+  check_rate_at_most(above, kTables, 0.025);
 }
 
 TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the time") {
