@@ -41,6 +41,33 @@ void check_rate_at_most(int hits, int n, double limit) {
 
 bool covers(double low, double high, double truth) { return low <= truth && truth <= high; }
 
+// Four phases (W = S = 4), N = 256 entries, 8 groups of 128 prompts: the calibration fits.
+NiahSpec four_phases(const std::string& gates, double beta) {
+  NiahSpec spec;
+  spec.geometry = {4, 4};
+  spec.gates = gates;
+  spec.beta = beta;
+  spec.context = 1024;
+  spec.groups = 8;
+  spec.prompts = 128;
+  return spec;
+}
+
+// Diagnoses of `tables` tables drawn with seeds 1, 2, ..., the architecture given.
+std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int tables) {
+  DiagnoseSpec known;
+  known.window = spec.geometry.window;
+  known.stride = spec.geometry.stride;
+  known.context = spec.context;
+  known.heads = heads;
+  known.period = {99, 1, 0.05};
+  return parallel_map(Parallel{}, tables, [&](std::int64_t t) {
+    auto s = spec;
+    s.seed = static_cast<std::uint64_t>(t) + 1;
+    return diagnose(draw_table(s), known, Parallel{1});
+  });
+}
+
 // The phases' true success: one head, no sampling (MODEL.md section 4).
 std::vector<double> true_phase_success(const NiahSpec& spec) {
   const auto run = make_run(spec);
@@ -153,13 +180,8 @@ TEST_CASE("diagnose phases: the worst-phase interval covers the truth when phase
   // Three phases tie for last (the V4-like shape): the plain 3.84 profile of the minimum
   // would miss about 11% of the time at its upper end.
   constexpr int kTables = 2000;
-  NiahSpec spec;
-  spec.geometry = {4, 4};
-  spec.gates = "logits:0,0,0,1";
-  spec.beta = 6;
-  spec.context = 1024;
+  auto spec = four_phases("logits:0,0,0,1", 6);
   spec.groups = 4;
-  spec.prompts = 128;
   const auto truth = true_phase_success(spec);
   const double worst = *std::min_element(truth.begin(), truth.end());
   const auto hits = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
@@ -181,27 +203,11 @@ TEST_CASE("diagnose phases: the worst-phase interval covers the truth when phase
 TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the time") {
   // W = S = 4 (no assumption about slots), a soft gate, N = 256 entries.
   constexpr int kTables = 240;
-  NiahSpec spec;
-  spec.geometry = {4, 4};
-  spec.gates = "weights:0.4,0.3,0.2,0.1";
-  spec.beta = 6;
-  spec.context = 1024;
-  spec.groups = 8;
-  spec.prompts = 128;
+  const auto spec = four_phases("weights:0.4,0.3,0.2,0.1", 6);
   const auto truth = true_phase_success(spec);
   const auto weights = normalized_weights(make_run(spec).model.gates.front());
   const double worst = *std::min_element(truth.begin(), truth.end());
-  DiagnoseSpec known;
-  known.window = 4;
-  known.stride = 4;
-  known.context = 1024;
-  known.heads = 1;
-  known.period = {99, 1, 0.05};
-  const auto results = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
-    auto s = spec;
-    s.seed = static_cast<std::uint64_t>(t) + 1;
-    return diagnose(draw_table(s), known, Parallel{1});
-  });
+  const auto results = diagnose_draws(spec, 1, kTables);
   int beta_hits = 0;
   int worst_hits = 0;
   std::array<int, 4> accuracy_hits{};
@@ -235,25 +241,8 @@ TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the 
 TEST_CASE("diagnose fit with one-hot heads: beta and the heads per phase are covered") {
   // Three one-hot heads on W = S = 4: two cover phase 0, one phase 2, none phases 1 and 3.
   constexpr int kTables = 240;
-  NiahSpec spec;
-  spec.geometry = {4, 4};
-  spec.gates = "onehot:0;onehot:0;onehot:2";
-  spec.beta = 3;
-  spec.context = 1024;
-  spec.groups = 8;
-  spec.prompts = 128;
   const std::array<int, 4> heads{2, 0, 1, 0};
-  DiagnoseSpec known;
-  known.window = 4;
-  known.stride = 4;
-  known.context = 1024;
-  known.heads = 3;
-  known.period = {99, 1, 0.05};
-  const auto results = parallel_map(Parallel{}, kTables, [&](std::int64_t t) {
-    auto s = spec;
-    s.seed = static_cast<std::uint64_t>(t) + 1;
-    return diagnose(draw_table(s), known, Parallel{1});
-  });
+  const auto results = diagnose_draws(four_phases("onehot:0;onehot:0;onehot:2", 3), 3, kTables);
   int beta_hits = 0;
   int heads_hits = 0;
   int blind_missed = 0;  // a phase no head covers, called covered

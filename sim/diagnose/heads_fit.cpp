@@ -2,7 +2,6 @@
 // For a fixed beta the best assignment of heads to phases is a knapsack over phases,
 // solved exactly by dynamic programming over the number of heads used so far.
 #include <algorithm>
-#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -127,33 +126,20 @@ ModelFit fit_one_hot_heads(const FitInput& input) {
   require(!input.phases.empty(), "invalid fit (no phases)");
   auto profile = [&](double beta) { return HeadsSlice(input, beta).allocate().log_likelihood; };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
-  const auto& best = interval.best;
-  const double target = best.value - kProfileDrop;
-
-  ModelFit fit;
-  fit.model = "one-hot-heads";
-  fit.beta = best.x;
-  fit.log_likelihood = best.value;
-  fit.beta_low = interval.low;
-  fit.beta_high = interval.high;
+  const double target = interval.best.value - kProfileDrop;
+  auto fit = detail::profile_fit("one-hot-heads", interval);
 
   const HeadsSlice slice(input, fit.beta);
   const auto allocation = slice.allocate();
-  double saturated = 0;
   for (std::size_t p = 0; p < input.phases.size(); ++p) {
     FittedPhase phase;
     phase.phase = static_cast<int>(p);
     phase.heads = allocation.heads[p];
     phase.accuracy = slice.success(p, allocation.heads[p]);
     fit.phases.push_back(phase);
-    saturated += binomial_max_log_likelihood(input.phases[p].successes, input.phases[p].trials);
   }
-  fit.deviance = std::max(0.0, 2 * (saturated - fit.log_likelihood));
-  fit.deviance_df = static_cast<int>(input.phases.size()) - 1;
-  if (fit.deviance_df > 0) {
-    fit.deviance_p = boost::math::cdf(boost::math::complement(
-        boost::math::chi_squared_distribution<double>(fit.deviance_df), fit.deviance));
-  }
+  // Beta is the one continuous parameter; the assignment is treated as known.
+  detail::set_deviance(input, static_cast<int>(input.phases.size()) - 1, fit);
   add_head_ranges(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), target, fit);
   return fit;
 }

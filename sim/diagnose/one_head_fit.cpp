@@ -305,19 +305,11 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
   validate(input);
   auto profile = [&](double beta) { return Slice(input, beta).profile(); };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
-  const auto& best = interval.best;
-  const double target = best.value - kProfileDrop;
-
-  ModelFit fit;
-  fit.model = "one-head";
-  fit.beta = best.x;
-  fit.log_likelihood = best.value;
-  fit.beta_low = interval.low;
-  fit.beta_high = interval.high;
+  const double target = interval.best.value - kProfileDrop;
+  auto fit = detail::profile_fit("one-head", interval);
 
   const Slice slice(input, fit.beta);
   const auto allocation = slice.allocate();
-  double saturated = 0;
   double weight_sum = 0;
   for (std::size_t p = 0; p < input.phases.size(); ++p) {
     const auto& term = slice.terms()[p];
@@ -328,14 +320,13 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
     phase.weight = term.weight(v);
     fit.phases.push_back(phase);
     weight_sum += term.blind() ? 0.0 : term.weighted() * term.weight(v);
-    saturated += binomial_max_log_likelihood(input.phases[p].successes, input.phases[p].trials);
   }
   for (std::size_t p = 0; p < fit.phases.size(); ++p) {
     const auto& term = slice.terms()[p];
     fit.phases[p].coverage =
         term.blind() ? 0.0 : term.weighted() * *fit.phases[p].weight / weight_sum;
   }
-  fit.deviance = std::max(0.0, 2 * (saturated - fit.log_likelihood));
+  detail::set_deviance(input, 0, fit);  // S parameters for S phases: saturated
   add_weight_intervals(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), target, parallel,
                        fit);
   return fit;

@@ -1,11 +1,13 @@
 #pragma once
 // One-dimensional profile-likelihood tools shared by the fits of diagnose (docs/DIAGNOSE.md):
 // the maximum of a profile over a scan, and the ends of {x : profile(x) >= target}.
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -101,6 +103,32 @@ ProfileInterval profile_interval(F f, const std::vector<double>& scan) {
   const double high = profile_end(f, result.best.x, upper, target, step);
   if (high < upper) result.high = high;
   return result;
+}
+
+/// A fit from its profile in beta: the model's name, beta, its interval and the maximum.
+inline ModelFit profile_fit(std::string model, const ProfileInterval& interval) {
+  ModelFit fit;
+  fit.model = std::move(model);
+  fit.beta = interval.best.x;
+  fit.log_likelihood = interval.best.value;
+  fit.beta_low = interval.low;
+  fit.beta_high = interval.high;
+  return fit;
+}
+
+/// The fit's deviance against the per-phase table (every phase at its own accuracy), and
+/// its chi-squared p-value when the model leaves df > 0 degrees of freedom.
+inline void set_deviance(const FitInput& input, int df, ModelFit& fit) {
+  double saturated = 0;
+  for (const auto& p : input.phases) {
+    saturated += binomial_max_log_likelihood(p.successes, p.trials);
+  }
+  fit.deviance = std::max(0.0, 2 * (saturated - fit.log_likelihood));
+  fit.deviance_df = df;
+  if (df > 0) {
+    fit.deviance_p = boost::math::cdf(
+        boost::math::complement(boost::math::chi_squared_distribution<double>(df), fit.deviance));
+  }
 }
 
 }  // namespace phasesim::detail
