@@ -63,7 +63,11 @@ void print_period(const CountTable& table, const Diagnosis& d, std::ostream& out
 void print_phases(const Diagnosis& d, std::ostream& out) {
   const auto& p = d.profile;
   out << "\nWhich phases are covered? " << d.phases << (d.phases == 1 ? " phase" : " phases")
-      << " (groups pooled by residue mod " << d.phases << ", from the " << d.phases_from << ")\n";
+      << (d.phases_from == "flat"
+              ? " (no period: every group pooled)"
+              : " (groups pooled by residue mod " + std::to_string(d.phases) +
+                    (d.phases_from == "stride" ? ", from the stride)" : ", the detected period)"))
+      << "\n";
   Table t({"phase", "groups", "accuracy", "95% interval", "chance", "status"});
   for (const auto& phase : p.phases) {
     std::string groups;
@@ -83,9 +87,13 @@ void print_fit(const LabelledFit& labelled, const Diagnosis& d, std::ostream& ou
   const auto& f = labelled.fit;
   out << "\nWhat model produces it? Fit: " << (f.model == "one-head" ? "one head, " : "")
       << labelled.assumption << ", N = " << d.entries << " entries\n";
-  out << "beta " << fixed(f.beta, 3) << " [" << fixed(f.beta_low, 3) << ", "
-      << (f.beta_high ? fixed(*f.beta_high, 3) : "unbounded") << "]"
-      << ", deviance against the per-phase table " << fixed(f.deviance, 2);
+  if (f.beta_high) {
+    out << "beta " << fixed(f.beta, 3) << " [" << fixed(f.beta_low, 3) << ", "
+        << fixed(*f.beta_high, 3) << "]";
+  } else {  // the likelihood still rises at the largest beta explored: a lower bound only
+    out << "beta at least " << fixed(f.beta_low, 3) << " (the table does not bound it above)";
+  }
+  out << ", deviance against the per-phase table " << fixed(f.deviance, 2);
   if (f.deviance_p) {
     out << " (chi-squared p with " << f.deviance_df << " df: " << p_text(*f.deviance_p)
         << (*f.deviance_p < 0.05 ? ", the model does not fit: read its numbers as rough)" : ")");

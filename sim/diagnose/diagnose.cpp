@@ -139,6 +139,7 @@ Json candidate_json(const PeriodCandidate& c) {
           {"lack_of_fit", c.lack_of_fit},
           {"lack_of_fit_df", c.lack_of_fit_df},
           {"lack_of_fit_p", c.lack_of_fit_p},
+          {"lack_of_fit_holm", c.lack_of_fit_holm},
           {"fits", c.fits}};
 }
 

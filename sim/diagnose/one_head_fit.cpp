@@ -43,7 +43,7 @@ class PhaseTerm {
   bool blind() const { return data_.slots.holding == 0; }
   int weighted() const { return data_.slots.weighted; }
   double max_weight() const { return curve_->max_u(); }
-  double weight(double v) const { return std::sqrt(std::max(0.0, v) / weighted()); }
+  double weight(double v) const { return blind() ? 0.0 : std::sqrt(std::max(0.0, v) / weighted()); }
   double success(double v) const { return blind() ? 0.0 : (*curve_)(weight(v)); }
 
   double operator()(double v) const {

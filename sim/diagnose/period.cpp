@@ -20,15 +20,9 @@ constexpr double kMaxDraws = 2e9;
 
 // Log-likelihood at the maximum with one accuracy per residue mod `period`.
 double residue_log_likelihood(const std::vector<GroupCount>& groups, int period) {
-  std::vector<std::int64_t> successes(static_cast<std::size_t>(period), 0);
-  std::vector<std::int64_t> trials(static_cast<std::size_t>(period), 0);
-  for (const auto& g : groups) {
-    successes[static_cast<std::size_t>(g.group % period)] += g.successes;
-    trials[static_cast<std::size_t>(g.group % period)] += g.trials;
-  }
   double sum = 0;
-  for (std::size_t r = 0; r < successes.size(); ++r) {
-    sum += binomial_max_log_likelihood(successes[r], trials[r]);
+  for (const auto& r : pool_by_residue(groups, period)) {
+    sum += binomial_max_log_likelihood(r.successes, r.trials);
   }
   return sum;
 }

@@ -58,19 +58,17 @@ PhaseProfile phase_profile(const CountTable& table, int phases, const std::vecto
           "invalid phase count " + std::to_string(phases) + " (must divide the " +
               std::to_string(table.size()) + " groups)");
   PhaseProfile profile;
-  for (int r = 0; r < phases; ++r) {
+  for (const auto& pooled : pool_by_residue(table.groups, phases)) {
     PhaseAccuracy p;
-    p.phase = r;
-    for (int g = r; g < table.size(); g += phases) {
-      p.groups.push_back(g);
-      p.successes += table.groups[static_cast<std::size_t>(g)].successes;
-      p.trials += table.groups[static_cast<std::size_t>(g)].trials;
-    }
-    p.accuracy = static_cast<double>(p.successes) / static_cast<double>(p.trials);
+    p.phase = pooled.group;
+    for (int g = p.phase; g < table.size(); g += phases) p.groups.push_back(g);
+    p.successes = pooled.successes;
+    p.trials = pooled.trials;
+    p.accuracy = pooled.accuracy();
     const auto interval = likelihood_interval(p.successes, p.trials);
     p.ci_low = interval.low;
     p.ci_high = interval.high;
-    p.chance = chance[static_cast<std::size_t>(r)];
+    p.chance = chance[static_cast<std::size_t>(p.phase)];
     p.blind = p.ci_low <= p.chance;
     profile.blind += p.blind ? 1 : 0;
     profile.phases.push_back(p);

@@ -26,16 +26,10 @@ double noncentrality_per_prompt(const std::vector<double>& accuracies) {
 
 // The group accuracies of a profile pooled by residue mod period, its gap scaled by `scale`.
 std::vector<double> residue_profile(const CountTable& table, int period, double scale) {
-  std::vector<double> successes(static_cast<std::size_t>(period), 0.0);
-  std::vector<double> trials(static_cast<std::size_t>(period), 0.0);
-  for (const auto& g : table.groups) {
-    successes[static_cast<std::size_t>(g.group % period)] += static_cast<double>(g.successes);
-    trials[static_cast<std::size_t>(g.group % period)] += static_cast<double>(g.trials);
-  }
+  const auto residues = pool_by_residue(table.groups, period);
   std::vector<double> profile;
   for (const auto& g : table.groups) {
-    const auto r = static_cast<std::size_t>(g.group % period);
-    profile.push_back(successes[r] / trials[r]);
+    profile.push_back(residues[static_cast<std::size_t>(g.group % period)].accuracy());
   }
   double mean = 0;
   for (double a : profile) mean += a;

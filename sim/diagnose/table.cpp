@@ -161,6 +161,17 @@ std::int64_t CountTable::trials() const {
   return sum;
 }
 
+std::vector<GroupCount> pool_by_residue(const std::vector<GroupCount>& groups, int period) {
+  std::vector<GroupCount> pooled(static_cast<std::size_t>(period));
+  for (int r = 0; r < period; ++r) pooled[static_cast<std::size_t>(r)].group = r;
+  for (const auto& g : groups) {
+    auto& residue = pooled[static_cast<std::size_t>(g.group % period)];
+    residue.successes += g.successes;
+    residue.trials += g.trials;
+  }
+  return pooled;
+}
+
 CountTable parse_csv_table(std::string_view text, const std::string& name) {
   Rows rows{name, {}, {}};
   std::map<std::string, std::size_t> columns;

@@ -58,6 +58,10 @@ CountTable parse_csv_table(std::string_view text, const std::string& name);
 /// no trial counts): its groups, and its window, stride, context and heads.
 CountTable parse_niah_table(std::string_view text, const std::string& name);
 
+/// The counts pooled by residue mod `period`: entry r sums groups r, r + period, r + 2 period,
+/// ... and has group = r.
+std::vector<GroupCount> pool_by_residue(const std::vector<GroupCount>& groups, int period);
+
 /// Reads a table file: a niah JSON when its first character is '{', CSV otherwise.
 CountTable read_table(const std::filesystem::path& path);
 
