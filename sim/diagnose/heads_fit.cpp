@@ -123,7 +123,7 @@ void add_head_ranges(const FitInput& input, double beta_low, double beta_high, d
 
 ModelFit fit_one_hot_heads(const FitInput& input) {
   require(input.heads >= 1, "invalid --heads " + std::to_string(input.heads) + " (must be >= 1)");
-  require(!input.phases.empty(), "invalid fit (no phases)");
+  detail::validate_fit_input(input);
   auto profile = [&](double beta) { return HeadsSlice(input, beta).allocate().log_likelihood; };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
   const double target = interval.best.value - kProfileDrop;

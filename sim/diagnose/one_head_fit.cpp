@@ -138,7 +138,7 @@ struct Allocation {
 // The model at one beta: one success curve per kind of phase, one term per phase.
 class Slice {
  public:
-  Slice(const FitInput& input, double beta) : beta_(beta) {
+  Slice(const FitInput& input, double beta) {
     std::map<std::pair<int, int>, std::shared_ptr<const SuccessCurve>> curves;
     for (const auto& phase : input.phases) {
       auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
@@ -147,7 +147,6 @@ class Slice {
     }
   }
 
-  double beta() const { return beta_; }
   const std::vector<PhaseTerm>& terms() const { return terms_; }
 
   std::vector<double> best_shares(double lambda) const {
@@ -206,7 +205,6 @@ class Slice {
   }
 
  private:
-  double beta_;
   std::vector<PhaseTerm> terms_;
 };
 
@@ -244,6 +242,22 @@ std::optional<Extent> weight_extent(const Slice& slice, const std::vector<Dual>&
                 detail::profile_end(profile, best.x, term.max_weight(), target, step)};
 }
 
+// The largest value along the grid of betas (NaN where a beta has no extent; -infinity when
+// none has), raised to the vertex of the parabola through it and its two neighbours.
+double refined_max(const std::vector<double>& y) {
+  std::size_t best = y.size();
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (!std::isnan(y[i]) && (best == y.size() || y[i] > y[best])) best = i;
+  }
+  if (best == y.size()) return -std::numeric_limits<double>::infinity();
+  if (best == 0 || best + 1 == y.size() || std::isnan(y[best - 1]) || std::isnan(y[best + 1])) {
+    return y[best];
+  }
+  const double curvature = y[best - 1] - 2 * y[best] + y[best + 1];
+  const double slope = 0.5 * (y[best + 1] - y[best - 1]);
+  return curvature < 0 ? std::max(y[best], y[best] - slope * slope / (2 * curvature)) : y[best];
+}
+
 // Weight intervals: the union over betas in the beta interval (outside it the profile of
 // any weight is below the target too) of each slice's extent, refined by a parabola
 // through the best grid beta and its neighbours.
@@ -260,49 +274,24 @@ void add_weight_intervals(const FitInput& input, double beta_low, double beta_hi
     }
     return result;
   });
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t p = 0; p < input.phases.size(); ++p) {
-    auto edge = [&](bool upper) {
-      std::vector<double> y;
-      for (const auto& e : extents) {
-        y.push_back(!e[p]   ? std::numeric_limits<double>::quiet_NaN()
-                    : upper ? e[p]->high
-                            : -e[p]->low);
-      }
-      std::size_t best = 0;
-      for (std::size_t i = 0; i < y.size(); ++i) {
-        if (!std::isnan(y[i]) && (std::isnan(y[best]) || y[i] > y[best])) best = i;
-      }
-      double value = y[best];
-      if (best > 0 && best + 1 < y.size() && !std::isnan(y[best - 1]) && !std::isnan(y[best + 1])) {
-        // Vertex of the parabola through the three points (equally spaced).
-        const double curvature = y[best - 1] - 2 * y[best] + y[best + 1];
-        if (curvature < 0) {
-          const double slope = 0.5 * (y[best + 1] - y[best - 1]);
-          value = std::max(value, y[best] - slope * slope / (2 * curvature));
-        }
-      }
-      return upper ? value : -value;
-    };
+    std::vector<double> highs;
+    std::vector<double> negative_lows;
+    for (const auto& e : extents) {
+      highs.push_back(e[p] ? e[p]->high : nan);
+      negative_lows.push_back(e[p] ? -e[p]->low : nan);
+    }
     auto& phase = fit.phases[p];
-    phase.weight_low = std::max(0.0, std::min(edge(false), *phase.weight));
-    phase.weight_high = std::max(edge(true), *phase.weight);
+    phase.weight_low = std::max(0.0, std::min(-refined_max(negative_lows), *phase.weight));
+    phase.weight_high = std::max(refined_max(highs), *phase.weight);
   }
-}
-
-void validate(const FitInput& input) {
-  require(!input.phases.empty(), "invalid fit (no phases)");
-  bool any = false;
-  for (const auto& p : input.phases) {
-    require(p.trials >= 1, "invalid fit (a phase without trials)");
-    any = any || p.slots.holding > 0;
-  }
-  require(any, "invalid fit (every phase is structurally blind)");
 }
 
 }  // namespace
 
 ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
-  validate(input);
+  detail::validate_fit_input(input);
   auto profile = [&](double beta) { return Slice(input, beta).profile(); };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
   const double target = interval.best.value - kProfileDrop;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "phasesim/core/error.hpp"
 #include "phasesim/diagnose/binomial.hpp"
 #include "phasesim/diagnose/fit.hpp"
 
@@ -103,6 +104,18 @@ ProfileInterval profile_interval(F f, const std::vector<double>& scan) {
   const double high = profile_end(f, result.best.x, upper, target, step);
   if (high < upper) result.high = high;
   return result;
+}
+
+/// Throws InputError unless there is a phase, every phase has trials and some phase is held
+/// by an entry (not every phase structurally blind).
+inline void validate_fit_input(const FitInput& input) {
+  require(!input.phases.empty(), "invalid fit (no phases)");
+  bool held = false;
+  for (const auto& p : input.phases) {
+    require(p.trials >= 1, "invalid fit (a phase without trials)");
+    held = held || p.slots.holding > 0;
+  }
+  require(held, "invalid fit (every phase is structurally blind)");
 }
 
 /// A fit from its profile in beta: the model's name, beta, its interval and the maximum.

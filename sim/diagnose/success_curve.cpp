@@ -13,6 +13,7 @@ namespace {
 
 // Nodes of a curve (success_curve.hpp).
 int node_count(double beta) { return 33 + 6 * static_cast<int>(std::ceil(std::min(beta, 40.0))); }
+
 // log Phi(x) in double precision (std::erfc): the integrand's hot path, where Boost's erfc
 // would compute in long double. Underflows to -infinity below x = -38, where Phi^n is 0.
 double log_phi(double x) {
@@ -22,7 +23,7 @@ double log_phi(double x) {
 }
 
 // The needle's best logit t (the maximum of k standard normals) lies in [-9, 9] but for a
-// mass far below 1e-15 when k is small (k = ceil(W / S)).
+// mass below k 1e-19, 1e-13 for the largest window diagnose accepts (2^20 slots).
 constexpr double kRange = 9;
 
 // Nodes past the largest allowed theta when several slots share the weight (theta stays
