@@ -50,6 +50,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_theorem_command(*app, action);
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
+  add_diagnose_command(*app, action);
   return app;
 }
 

@@ -32,6 +32,7 @@ void add_channel_command(CLI::App& app, Action& action);
 void add_niah_command(CLI::App& app, Action& action, std::shared_ptr<const EngineRegistry> engines);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_diagnose_command(CLI::App& app, Action& action);
 void add_gpu_check_command(CLI::App& app, Action& action,
                            std::shared_ptr<const EngineRegistry> engines);
 // Theorems (theory/THEORY.md).

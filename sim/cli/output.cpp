@@ -1,7 +1,10 @@
 #include "cli/output.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -30,6 +33,18 @@ void add_threads_option(CLI::App& command, int& threads) {
 void check_threads(int threads) {
   require(threads >= 0, "invalid --threads " + std::to_string(threads) +
                             " (must be >= 0; 0 uses the OpenMP default)");
+}
+
+void check_json_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  const std::filesystem::path file(path);
+  const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::error_code error;
+  const char* problem = !std::filesystem::is_directory(folder, error) ? "No such file or directory"
+                        : ::access(folder.c_str(), W_OK) != 0         ? "Permission denied"
+                        : std::filesystem::is_directory(file, error)  ? "Is a directory"
+                                                                      : nullptr;
+  if (problem) throw InputError("cannot write '" + path + "' (" + problem + ")");
 }
 
 void write_json(const std::string& path, const Json& document) {

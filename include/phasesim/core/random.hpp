@@ -31,6 +31,8 @@ enum class Stream : std::uint32_t {
   // Theorem checks (theory/), numbered apart from the engines' streams:
   content_context = 16,  ///< dynamics content noise: index = (context, phase), component = token
   head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers
+  // diagnose (sim/diagnose), numbered apart:
+  diagnose_null = 24,  ///< null tables of the period tests: trial = replicate, index = group
 };
 
 class RandomStream {
