@@ -71,18 +71,20 @@ PHASESIM_HD inline double content_noise_at(const RandomStream& content, std::int
 template <class In, class Out>
 PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slot, double tau,
                                    In xi, Out out) {
-  double top = 0;
+  double top = 0;  // the largest logit, subtracted before exp (content noise only)
   bool any = false;
   for (int s = first_slot; s < window; ++s) {
     if (gate[s] <= 0) continue;
-    const double logit = std::log(gate[s]) + (tau > 0 ? tau * xi[s] : 0.0);
+    const double logit = tau > 0 ? std::log(gate[s]) + tau * xi[s] : 0.0;
     if (!any || logit > top) top = logit;
     any = true;
   }
+  // Without content noise the weights are g_s renormalized by a division: no exp or log,
+  // whose last bits differ between CUDA and glibc.
   double total = 0;
   for (int s = 0; s < window; ++s) {
     const bool live = s >= first_slot && gate[s] > 0;
-    out[s] = live ? std::exp(std::log(gate[s]) + (tau > 0 ? tau * xi[s] : 0.0) - top) : 0.0;
+    out[s] = !live ? 0.0 : tau > 0 ? std::exp(std::log(gate[s]) + tau * xi[s] - top) : gate[s];
     total += out[s];
   }
   for (int s = 0; s < window; ++s) out[s] = any ? out[s] / total : 0.0;
@@ -319,11 +321,9 @@ PHASESIM_HD inline void prepare_scan(const FullVectorHead& head, const RandomStr
 /// and content noise, only where some entry weights them, keys a run of consecutive positions
 /// (consecutive rows) per Ops call. Returns the next new position.
 template <class Ops>
-PHASESIM_HD inline std::int64_t stream_entry_positions(const FullVectorHead& head,
-                                                       const RandomStream& keys,
-                                                       const RandomStream& content, std::int64_t j,
-                                                       std::int64_t next,
-                                                       const ScanWorkspace<typename Ops::Real>& ws) {
+PHASESIM_HD inline std::int64_t stream_entry_positions(
+    const FullVectorHead& head, const RandomStream& keys, const RandomStream& content,
+    std::int64_t j, std::int64_t next, const ScanWorkspace<typename Ops::Real>& ws) {
   const auto& g = head.geometry;
   const std::int64_t first = g.position(j, 0);
   const double scale = 1 / std::sqrt(static_cast<double>(head.dim));
@@ -331,7 +331,8 @@ PHASESIM_HD inline std::int64_t stream_entry_positions(const FullVectorHead& hea
   if (t < 0) t = 0;
   std::int64_t run = 0;  // positions t - run .. t - 1 wait for their keys
   int run_row = 0;
-  for (int row = ring_row(t, g.window); t <= first + g.window; ++t, row = ring_next(row, g.window)) {
+  for (int row = ring_row(t, g.window); t <= first + g.window;
+       ++t, row = ring_next(row, g.window)) {
     const bool weighted =
         t < first + g.window && position_weighted(g, head.gate, static_cast<int>(t - first));
     if (run > 0 && (!weighted || row == 0)) {
