@@ -69,6 +69,8 @@ void print_report(const ParityCheck& check, const ParityTitles& titles, int thre
       << "logits bitwise equal:         " << c.logits_bitwise_equal << " of "
       << c.pairs - c.entries_differing << " (same entry)\n"
       << "largest |logit difference|:   " << scientific(c.max_logit_difference) << "\n"
+      << "smallest top-two gap:         " << scientific(c.smallest_gap) << " (" << titles.reference
+      << ")\n"
       << titles.candidate << " run twice, same bits: " << (c.candidate_repeatable ? "yes" : "no")
       << "\n\n";
   print_differences(c, titles, out);

@@ -35,6 +35,7 @@ ArgmaxComparison compare(const EngineOutput& reference, const EngineOutput& cand
     const auto trial = static_cast<std::int64_t>(i) / a.heads();
     const auto head = static_cast<int>(static_cast<std::int64_t>(i) % a.heads());
     const bool outcome_differs = a.row(trial)[head] != b.row(trial)[head];
+    c.smallest_gap = std::min(c.smallest_gap, cpu[i].gap());
     c.outcomes_differing += outcome_differs ? 1 : 0;
     if (cpu[i].entry != gpu[i].entry) {
       ++c.entries_differing;
@@ -137,6 +138,7 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
                                 {ref, argmax_json(d.reference)},
                                 {cand, argmax_json(d.candidate)}});
   }
+  doc["smallest_gap"] = c.smallest_gap;
   doc["logits_bitwise_equal"] = c.logits_bitwise_equal;
   doc["max_logit_difference"] = c.max_logit_difference;
   doc["logit_tolerance"] = kParityLogitTolerance;

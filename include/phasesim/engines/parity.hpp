@@ -4,6 +4,7 @@
 // full-double). Both compute the argmax entry and logit of every (trial, head) from the same
 // random streams, so they must pick the same entries with logits equal to rounding, except
 // where the top two logits of a (trial, head) nearly tie: there rounding may pick either.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct ArgmaxComparison {
   std::int64_t entries_differing = 0;
   std::int64_t logits_bitwise_equal = 0;   ///< among pairs with the same entry
   double max_logit_difference = 0;         ///< likewise
+  double smallest_gap = HUGE_VAL;          ///< the reference's closest top two, over all pairs
   bool candidate_repeatable = true;        ///< two candidate runs gave the same bits
   std::vector<DifferingArgmax> differing;  ///< every (trial, head) with different entries
 
