@@ -1,11 +1,7 @@
 // phasesim precision-check: the float full engine against full-double on the same trials,
 // draw for draw (phasesim/engines/parity.hpp): the argmaxes that differ, each with the gap
 // between its top two logits, and the speed of each.
-#include <memory>
-#include <ostream>
-
 #include "cli/command.hpp"
-#include "cli/output.hpp"
 #include "cli/parity_table.hpp"
 #include "phasesim/core/normal_block.hpp"
 
@@ -29,22 +25,19 @@ NiahSpec protocol() {
 
 void add_precision_check_command(CLI::App& app, Action& action,
                                  std::shared_ptr<const EngineRegistry> engines) {
-  auto o = std::make_shared<ParityOptions>();
-  o->spec = protocol();
-  auto* cmd = app.add_subcommand(
-      "precision-check",
-      "The float full engine against full-double on the same trials: differing argmaxes with "
-      "their top-two gaps (exit status 4 when one differs away from a near-tie)");
-  add_parity_options(*cmd, *o);
-  cmd->callback([o, engines, &action] {
-    const auto run = make_run(o->spec);
-    check_threads(o->threads);
-    action = [o, run, engines](std::ostream& out) {
-      const ParityLabels labels{"precision-check", "double", "float", "simd", simd_target()};
-      return run_parity_command(*o, run, engines->find("full-double"), engines->find("full"),
-                                labels, {"full-double", "full"}, out);
-    };
-  });
+  add_parity_command(
+      app, action, std::move(engines),
+      {"precision-check",
+       "The float full engine against full-double on the same trials: differing argmaxes with "
+       "their top-two gaps (exit status 4 when one differs away from a near-tie)",
+       protocol(),
+       "full-double",
+       "full",
+       {"full-double", "full"},
+       [] {},
+       [] {
+         return ParityLabels{"precision-check", "double", "float", "simd", simd_target()};
+       }});
 }
 
 }  // namespace phasesim::cli

@@ -5,7 +5,6 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli/command.hpp"
 #include "cli/output.hpp"
 
 namespace phasesim::cli {
@@ -96,7 +95,11 @@ void print_report(const ParityCheck& check, const ParityTitles& titles, int thre
   }
 }
 
-}  // namespace
+struct ParityOptions {
+  NiahSpec spec;
+  int threads = 0;
+  std::string json;
+};
 
 void add_parity_options(CLI::App& cmd, ParityOptions& o) {
   auto& s = o.spec;
@@ -116,17 +119,37 @@ void add_parity_options(CLI::App& cmd, ParityOptions& o) {
   add_json_option(cmd, o.json);
 }
 
-int run_parity_command(const ParityOptions& o, const NiahRun& run, const Engine& reference,
-                       const Engine& candidate, const ParityLabels& labels,
-                       const ParityTitles& titles, std::ostream& out) {
+int run_parity(const ParityOptions& o, const NiahRun& run, const EngineRegistry& engines,
+               const ParityCommand& c, std::ostream& out) {
   const Parallel parallel{o.threads};
-  const auto check = check_parity(run, reference, candidate, parallel);
+  const auto labels = c.labels();
+  const auto check =
+      check_parity(run, engines.find(c.reference), engines.find(c.candidate), parallel);
   if (wants_table(o.json)) {
     print_header(run, labels, out);
-    print_report(check, titles, parallel.team(), out);
+    print_report(check, c.titles, parallel.team(), out);
   }
   write_json(o.json, parity_document(run, o.spec.gates, parallel, labels, check));
   return check.comparison.parity() ? kSuccess : kParityFailed;
+}
+
+}  // namespace
+
+void add_parity_command(CLI::App& app, Action& action,
+                        std::shared_ptr<const EngineRegistry> engines, ParityCommand command) {
+  auto o = std::make_shared<ParityOptions>();
+  o->spec = command.defaults;
+  auto c = std::make_shared<const ParityCommand>(std::move(command));
+  auto* cmd = app.add_subcommand(c->name, c->description);
+  add_parity_options(*cmd, *o);
+  cmd->callback([o, c, engines, &action] {
+    const auto run = make_run(o->spec);
+    check_threads(o->threads);
+    c->require();
+    action = [o, c, run, engines](std::ostream& out) {
+      return run_parity(*o, run, *engines, *c, out);
+    };
+  });
 }
 
 }  // namespace phasesim::cli
