@@ -147,8 +147,8 @@ std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePl
   const auto device_reals = device_array<float>(blocks * threads * reals);
   const auto device_doubles = device_array<double>(blocks * threads * doubles);
   const auto out = device_array<Argmax>(items);
-  const KernelWorkspace workspace{device_reals.get(), device_doubles.get(), reals, doubles, window,
-                                  row};
+  const KernelWorkspace workspace{
+      device_reals.get(), device_doubles.get(), reals, doubles, window, row};
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
       device_heads.get(), model.heads(), needles, model.seed, workspace, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
