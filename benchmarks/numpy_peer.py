@@ -20,7 +20,11 @@ import math
 import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    sys.exit(f"numpy_peer: NumPy is not installed for {sys.executable} (Debian package "
+             "python3-numpy, which scripts/install-deps.sh installs)")
 
 
 def parse_gate(spec, window):
