@@ -6,6 +6,7 @@ packages=(
   cmake g++ make pkg-config
   libeigen3-dev libboost-math-dev libboost-dev libcli11-dev doctest-dev
   libbenchmark-dev librandom123-dev nlohmann-json3-dev libtomlplusplus-dev
+  libhwy-dev
   python3 python3-matplotlib python3-numpy
 )
 
