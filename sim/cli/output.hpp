@@ -23,7 +23,8 @@ void add_threads_option(CLI::App& command, int& threads);
 /// Throws InputError unless threads >= 0.
 void check_threads(int threads);
 
-/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
+/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
+/// MPI job, rank 0 alone writes (core/job.hpp).
 void write_json(const std::string& path, const Json& document);
 
 /// True when the table should be printed (the JSON does not go to stdout).
