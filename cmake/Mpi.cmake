@@ -2,11 +2,8 @@
 # CMake finds MPI and otherwise a build in which every process runs alone; ON requires MPI;
 # OFF never looks. Sets PHASESIM_HAVE_MPI, and PHASESIM_MPIEXEC (the launcher the tests use,
 # empty when none was found).
-set(PHASESIM_MPI AUTO CACHE STRING "Build with MPI: AUTO (when MPI is found), ON or OFF")
-set_property(CACHE PHASESIM_MPI PROPERTY STRINGS AUTO ON OFF)
-if(NOT PHASESIM_MPI MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "phasesim: invalid PHASESIM_MPI=${PHASESIM_MPI} (use AUTO, ON or OFF)")
-endif()
+include(cmake/AutoOption.cmake)
+phasesim_auto_option(PHASESIM_MPI "Build with MPI")
 
 set(PHASESIM_HAVE_MPI OFF)
 set(PHASESIM_MPIEXEC "")
