@@ -8,6 +8,7 @@ packages=(
   libbenchmark-dev librandom123-dev nlohmann-json3-dev libtomlplusplus-dev
   libhwy-dev
   python3 python3-matplotlib python3-numpy
+  libopenmpi-dev openmpi-bin  # optional (PHASESIM_MPI): runs over the ranks of an MPI job
 )
 
 missing=()

@@ -10,6 +10,7 @@
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 
 namespace phasesim::cli {
 
@@ -49,12 +50,14 @@ void check_json_path(const std::string& path) {
 
 void write_json(const std::string& path, const Json& document) {
   if (path.empty()) return;
-  const std::string text = document.dump(2) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-  } else {
-    write_file_atomically(path, text);
-  }
+  on_root([&] {  // in an MPI job every rank has the document; rank 0 writes it
+    const std::string text = document.dump(2) + "\n";
+    if (path == "-") {
+      std::cout << text << std::flush;
+    } else {
+      write_file_atomically(path, text);
+    }
+  });
 }
 
 Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

@@ -27,7 +27,8 @@ void check_threads(int threads);
 /// folder exists and is writable): checked before long work, not after it.
 void check_json_path(const std::string& path);
 
-/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
+/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
+/// MPI job, rank 0 alone writes (core/job.hpp).
 void write_json(const std::string& path, const Json& document);
 
 /// True when the table should be printed (the JSON does not go to stdout).
