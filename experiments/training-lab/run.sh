@@ -11,8 +11,8 @@ grid="$layer --groups 24 --prompts 64 --record-every 100 --log-every 600"
 if [[ $VARIANT == quick ]]; then
   strides=(4 8); seeds=$(seq 1 2); scales=(0.1 1); batches=(4 16); lockin_seeds=1
 else
-  strides=(4 6 8 12); seeds=$(seq 1 24); scales=(0.03 0.1 0.3 1); batches=(4 16 64)
-  lockin_seeds=$(seq 1 4)
+  strides=(4 6 8 12); seeds=$(seq 1 12); scales=(0.03 0.1 0.3 1); batches=(4 16 64)
+  lockin_seeds=$(seq 1 2)
 fi
 mkdir -p "$OUT/models"
 {
