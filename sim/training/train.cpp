@@ -75,6 +75,32 @@ OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters& para
   return table;
 }
 
+// The mean loss and gradient (into `mean`) of step `step`'s batch: each context drawn and
+// differentiated by whichever thread takes it, then summed in index order, so that the sum
+// is the same on any number of threads.
+double batch_gradient(const LabSpec& spec, const LayerParameters& theta, int step,
+                      const Parallel& parallel, training::WorkspacePool& pool,
+                      std::vector<LayerParameters>& gradients, std::vector<double>& losses,
+                      Eigen::VectorXd& mean) {
+  parallel_for(
+      parallel, spec.batch, [&] { return pool.lease(); },
+      [&](std::int64_t i, training::WorkspacePool::Lease& lease) {
+        auto& w = *lease;
+        draw_training_context(spec.model, spec.seed, static_cast<std::uint32_t>(step),
+                              static_cast<std::uint32_t>(i), w.context);
+        losses[std::size_t(i)] =
+            layer_loss(spec.model, theta, w.context, w, &gradients[std::size_t(i)]).loss;
+      });
+  mean.setZero();
+  double loss = 0;
+  for (int i = 0; i < spec.batch; ++i) {
+    mean += gradients[std::size_t(i)].values();
+    loss += losses[std::size_t(i)];
+  }
+  mean /= spec.batch;
+  return loss / spec.batch;
+}
+
 SlotPhase argmax_of(const Geometry& geometry, const RowMatrix& gates, int head) {
   Eigen::Index slot = 0;
   gates.row(head).maxCoeff(&slot);
@@ -165,24 +191,8 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
   Eigen::VectorXd mean_gradient(theta.values().size());
   double recorded_loss = 0, logged_loss = 0;
   for (int step = 0; step < spec.steps; ++step) {
-    parallel_for(
-        parallel, spec.batch, [&] { return pool.lease(); },
-        [&](std::int64_t i, training::WorkspacePool::Lease& lease) {
-          auto& w = *lease;
-          draw_training_context(model, spec.seed, static_cast<std::uint32_t>(step),
-                                static_cast<std::uint32_t>(i), w.context);
-          losses[std::size_t(i)] =
-              layer_loss(model, theta, w.context, w, &gradients[std::size_t(i)]).loss;
-        });
-    // The reduction in index order: the same sum on any number of threads.
-    mean_gradient.setZero();
-    double loss = 0;
-    for (int i = 0; i < spec.batch; ++i) {
-      mean_gradient += gradients[std::size_t(i)].values();
-      loss += losses[std::size_t(i)];
-    }
-    mean_gradient /= spec.batch;
-    loss /= spec.batch;
+    const double loss =
+        batch_gradient(spec, theta, step, parallel, pool, gradients, losses, mean_gradient);
     adam.step(theta.values(), mean_gradient);
     recorded_loss += loss;
     logged_loss += loss;
