@@ -29,8 +29,9 @@ def main():
     ax.set_xticks(x)
     ax.set_xlabel(f"group (needle position mod {len(groups)})")
     ax.set_ylabel("retrieval accuracy (%)")
-    ax.set_ylim(0, 105)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylim(0, 130)  # room above the bars for the legend
+    ax.set_yticks(range(0, 101, 20))
+    ax.legend(fontsize=7, loc="upper center", ncol=2)
     period = doc["estimated_period"]["period"]
     ax.set_title(args.title or f"W{doc['window']}/S{doc['stride']}, {doc['heads']} heads: phases "
                  f"covered {doc['heads_per_phase']} heads each, estimated period {period}",
