@@ -23,7 +23,9 @@ ALLOWED = {
     "engines": {"core", "model", "channel", "niah"},
     "sweep": {"core"},
     "training": {"core", "model", "channel", "theorems", "niah", "engines"},
-    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "training"},
+    "diagnose": {"core", "model", "channel", "theorems", "niah", "engines"},
+    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "training",
+            "diagnose"},
 }
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150

@@ -212,7 +212,7 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "so neighbouring entries share a token and their RMS norms have no exact fast "
                     "reduction; use --engine full)");
   CHECK_THROWS_WITH(shipped_engines().find("cpu"),
-                    "invalid --engine cpu (use analytic, fast, full or gpu)");
+                    "invalid --engine cpu (use analytic, fast, full, full-double or gpu)");
 }
 
 TEST_CASE("every engine says how it computes each head and whether it approximates") {
@@ -220,7 +220,8 @@ TEST_CASE("every engine says how it computes each head and whether it approximat
   s.gates = "last;uniform";
   const auto model = make_run(s).model;
   const auto& engines = shipped_engines();
-  CHECK(engines.names() == std::vector<std::string>{"analytic", "fast", "full", "gpu"});
+  CHECK(engines.names() ==
+        std::vector<std::string>{"analytic", "fast", "full", "full-double", "gpu"});
   CHECK(engines.find("analytic").paths(model) ==
         std::vector<std::string>{"quadrature", "quadrature"});
   CHECK(engines.find("fast").paths(model) ==
@@ -238,7 +239,7 @@ TEST_CASE("Monte Carlo output does not depend on the thread count") {
   s.context = 1024;
   s.prompts = 50;
   const auto run = make_run(s);
-  for (const auto* name : {"fast", "full"}) {
+  for (const auto* name : {"fast", "full", "full-double"}) {
     CAPTURE(name);
     const auto& engine = shipped_engines().find(name);
     const auto one = engine.run(run, Parallel{1});

@@ -8,7 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/train_table.hpp"
-#include "phasesim/core/atomic_file.hpp"
+#include "phasesim/core/job.hpp"
 #include "phasesim/training/report.hpp"
 
 namespace phasesim::cli {
@@ -30,7 +30,11 @@ int run_train(const LabSpec& spec, const TrainOptions& o, std::ostream& out) {
   const bool terminal = ::isatty(table ? STDOUT_FILENO : STDERR_FILENO) == 1;
   if (table) print_lab_header(spec, out);
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_lab(spec, Parallel{o.threads}, TrainingLog(log, o.progress || terminal));
+  // In an MPI job every rank trains the same layer (the batch loop stays on each rank), and
+  // rank 0 alone logs it, as it alone prints and writes.
+  LabProgressCallback log_lines;
+  if (job_rank().root()) log_lines = TrainingLog(log, o.progress || terminal);
+  const auto result = run_lab(spec, Parallel{o.threads}, log_lines);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (table) print_lab_result(spec, result, elapsed.count(), out);
   if (!o.save_gates.empty()) write_json(o.save_gates, gates_document(spec, result.training.final));
@@ -84,8 +88,8 @@ void add_options(CLI::App& cmd, TrainOptions& o) {
 
 // Output paths are checked before training, so that a typo does not cost the run.
 void check_outputs(const TrainOptions& o) {
-  if (!o.json.empty() && o.json != "-") check_writable(o.json);
-  if (!o.save_gates.empty()) check_writable(o.save_gates);
+  check_json_path(o.json);
+  check_json_path(o.save_gates);
 }
 
 }  // namespace

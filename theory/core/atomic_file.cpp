@@ -17,16 +17,11 @@ namespace {
   throw InputError("cannot write '" + path.string() + "' (" + std::strerror(error) + ")");
 }
 
-// A mkstemp template for a temporary file next to `path`.
-std::string temporary_template(const std::filesystem::path& path) {
-  const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  return (directory / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-}
-
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  std::string temporary = temporary_template(path);
+  const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::string temporary = (directory / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) cannot_write(path, errno);
 
@@ -50,15 +45,6 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     std::remove(temporary.c_str());
     cannot_write(path, final_error);
   }
-}
-
-void check_writable(const std::filesystem::path& path) {
-  if (std::filesystem::is_directory(path)) cannot_write(path, EISDIR);
-  std::string probe = temporary_template(path);
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) cannot_write(path, errno);
-  ::close(fd);
-  std::remove(probe.c_str());
 }
 
 }  // namespace phasesim
