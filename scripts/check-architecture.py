@@ -22,8 +22,10 @@ ALLOWED = {
     "niah": {"core", "model"},
     "engines": {"core", "model", "channel", "niah"},
     "sweep": {"core"},
+    "training": {"core", "model", "channel", "theorems", "niah", "engines"},
     "diagnose": {"core", "model", "channel", "theorems", "niah", "engines"},
-    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "diagnose"},
+    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "training",
+            "diagnose"},
 }
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150

@@ -53,6 +53,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_dynamics_command(*app, action);
   add_diversity_command(*app, action);
   add_theorem_command(*app, action);
+  add_train_command(*app, action);
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
   add_diagnose_command(*app, action);

@@ -43,6 +43,8 @@ void add_phase_diagram_command(CLI::App& app, Action& action);
 void add_dynamics_command(CLI::App& app, Action& action);
 void add_diversity_command(CLI::App& app, Action& action);
 void add_theorem_command(CLI::App& app, Action& action);
+// The training lab (docs/TRAINING.md).
+void add_train_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);

@@ -7,6 +7,9 @@
 
 namespace phasesim::cli {
 
+/// "h:mm:ss" of a duration, rounded to the second.
+std::string duration_text(double seconds);
+
 class Progress {
  public:
   /// `total` units of which `done` are already finished (resumed); `terminal` selects

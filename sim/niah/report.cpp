@@ -206,6 +206,12 @@ Json niah_document(const NiahRun& run, const std::string& engine,
                    const std::vector<std::string>& engine_paths, const NiahResult& result) {
   auto doc = new_document("niah");
   put_parameters(doc, run, engine, engine_paths);
+  doc.update(niah_result_json(result));
+  return doc;
+}
+
+Json niah_result_json(const NiahResult& result) {
+  Json doc;
   doc["groups"] = groups_json(result.groups);
   doc["summary"] = summary_json(result.summary);
   if (result.knockout) doc["knockout_result"] = knockout_json(*result.knockout);
