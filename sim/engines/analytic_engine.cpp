@@ -31,9 +31,9 @@ class AnalyticEngine final : public Engine {
   EngineOutput run(const NiahRun& run, const Parallel&) const override {
     const auto& m = run.model;
     EngineOutput output;
-    for (const auto& gate : m.gates) {
-      output.phase_success.push_back(
-          phase_success(m.geometry, gate, m.beta_effective(), m.entries()));
+    for (int h = 0; h < m.heads(); ++h) {
+      output.phase_success.push_back(phase_success(
+          m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.beta_effective(), m.entries(h)));
     }
     return output;
   }

@@ -6,9 +6,10 @@ namespace phasesim::engines {
 
 std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
   std::vector<FullVectorHead> heads;
-  for (const auto& gate : model.gates) {
-    heads.push_back({model.geometry, gate.weights.data(), model.entries(), *model.dim,
-                     model.query_noise, model.content_noise, model.rms_norm});
+  for (int h = 0; h < model.heads(); ++h) {
+    heads.push_back({model.geometry(h), model.gates[static_cast<std::size_t>(h)].weights.data(),
+                     model.entries(h), *model.dim, model.query_noise, model.content_noise,
+                     model.rms_norm});
   }
   return heads;
 }
@@ -17,17 +18,17 @@ FullScanner::FullScanner(const NiahModel& model)
     : model_(model), heads_(full_vector_heads(model_)) {}
 
 FullScanner::Workspace FullScanner::workspace() const {
-  const auto size = FullVectorWorkspace::size(model_.geometry.window, *model_.dim);
+  const auto size = FullVectorWorkspace::size(model_.max_window(), *model_.dim);
   return {Eigen::VectorXd::Zero(static_cast<Eigen::Index>(size))};
 }
 
 HeadOutcome FullScanner::trial(std::uint32_t trial, std::int64_t needle, int head,
                                Workspace& ws) const {
   const auto scratch =
-      FullVectorWorkspace::carve(ws.memory.data(), model_.geometry.window, *model_.dim);
+      FullVectorWorkspace::carve(ws.memory.data(), model_.max_window(), *model_.dim);
   const Argmax best = full_vector_argmax(heads_[static_cast<std::size_t>(head)], model_.seed, trial,
                                          static_cast<std::uint32_t>(head), needle, scratch);
-  return {entry_contains(model_.geometry, best.entry, needle), best};
+  return {entry_contains(model_.geometry(head), best.entry, needle), best};
 }
 
 namespace {

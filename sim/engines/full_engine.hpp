@@ -20,7 +20,8 @@ class FullScanner {
   FullScanner(const FullScanner&) = delete;  // heads_ point into model_
   FullScanner& operator=(const FullScanner&) = delete;
 
-  /// Per-thread scratch: the ring buffer of the last W keys and a few d-vectors, O(W d).
+  /// Per-thread scratch: the ring buffer of the last W keys (W the largest window of any
+  /// head) and a few d-vectors, O(W d).
   struct Workspace {
     Eigen::VectorXd memory;
   };

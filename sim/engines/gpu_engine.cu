@@ -42,16 +42,17 @@ DeviceArray<T> device_array(std::int64_t count, const T* from = nullptr) {
   return array;
 }
 
+// `window` is the largest window of any head: every thread's workspace serves every head.
 __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, NeedlePlan needles,
-                              std::uint64_t seed, double* workspace, std::int64_t workspace_size,
-                              Argmax* out) {
+                              std::uint64_t seed, int window, double* workspace,
+                              std::int64_t workspace_size, Argmax* out) {
   __shared__ std::int64_t entries[kMaxThreads];
   __shared__ double logits[kMaxThreads];
   const int t = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);  // a power of two
   const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * threads + t;
-  const auto ws = FullVectorWorkspace::carve(workspace + thread * workspace_size,
-                                             heads[0].geometry.window, heads[0].dim);
+  const auto ws =
+      FullVectorWorkspace::carve(workspace + thread * workspace_size, window, heads[0].dim);
   for (std::int64_t item = blockIdx.x; item < needles.trials() * head_count; item += gridDim.x) {
     const auto trial = static_cast<std::uint32_t>(item / head_count);
     const auto h = static_cast<int>(item % head_count);
@@ -101,19 +102,25 @@ std::string gpu_device_name() {
 }
 
 std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePlan& needles) {
-  const int W = model.geometry.window;
-  std::vector<double> gates;
-  for (const auto& gate : model.gates)
-    gates.insert(gates.end(), gate.weights.begin(), gate.weights.end());
+  const int W = model.max_window();
+  std::vector<double> gates;  // head h's weights start at starts[h]
+  std::vector<std::size_t> starts;
+  std::int64_t entries = 0;  // the most entries of any head
+  for (int h = 0; h < model.heads(); ++h) {
+    const auto& weights = model.gates[static_cast<std::size_t>(h)].weights;
+    starts.push_back(gates.size());
+    gates.insert(gates.end(), weights.begin(), weights.end());
+    entries = std::max(entries, model.entries(h));
+  }
   const auto device_gates =
       device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data());
   auto heads = full_vector_heads(model);
-  for (std::size_t h = 0; h < heads.size(); ++h) heads[h].gate = device_gates.get() + h * W;
+  for (std::size_t h = 0; h < heads.size(); ++h) heads[h].gate = device_gates.get() + starts[h];
   const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
 
   // At least 16 entries a thread, so the W - S positions each range regenerates stay cheap.
   int threads = 32;
-  while (threads < kMaxThreads && model.entries() >= 32 * threads) threads *= 2;
+  while (threads < kMaxThreads && entries >= 32 * threads) threads *= 2;
   const std::int64_t size = FullVectorWorkspace::size(W, *model.dim);
   const std::int64_t items = needles.trials() * model.heads();
   const std::int64_t blocks = std::clamp<std::int64_t>(
@@ -121,7 +128,7 @@ std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePl
   const auto workspace = device_array<double>(blocks * threads * size);
   const auto out = device_array<Argmax>(items);
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
-      device_heads.get(), model.heads(), needles, model.seed, workspace.get(), size, out.get());
+      device_heads.get(), model.heads(), needles, model.seed, W, workspace.get(), size, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
   std::vector<Argmax> argmaxes(static_cast<std::size_t>(items));
   check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(Argmax),

@@ -85,8 +85,8 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   const auto& m = run.model;
   const auto& c = check.comparison;
   auto doc = new_document("gpu-check");
-  doc["window"] = m.geometry.window;
-  doc["stride"] = m.geometry.stride;
+  doc["window"] = m.geometry(0).window;  // gpu-check runs the one-layer shorthand
+  doc["stride"] = m.geometry(0).stride;
   doc["gate"] = gate;
   doc["heads"] = m.heads();
   doc["gates"] = Json::array();
@@ -96,7 +96,7 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   doc["content_noise"] = m.content_noise;
   doc["rms_norm"] = m.rms_norm;
   doc["context"] = m.context;
-  doc["entries"] = m.entries();
+  doc["entries"] = m.entries(0);
   doc["group_count"] = run.needles.groups;
   doc["prompts"] = run.needles.prompts;
   doc["seed"] = m.seed;

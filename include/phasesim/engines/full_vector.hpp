@@ -141,7 +141,8 @@ struct FullVectorWorkspace {
   double* weights;  ///< W: the current entry's gate
   double* slot_xi;  ///< W: the current entry's content noise by slot
 
-  /// Doubles a workspace for window W and dimension d needs, laid out as above.
+  /// Doubles a workspace for windows up to W and dimension d needs, laid out as above (a
+  /// head with a smaller window uses the first rows of the ring and of each W-array).
   PHASESIM_HD static std::int64_t size(int window, int dim) {
     return static_cast<std::int64_t>(window + 2) * dim + 3 * window;
   }
