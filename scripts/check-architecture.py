@@ -22,7 +22,8 @@ ALLOWED = {
     "niah": {"core", "model"},
     "engines": {"core", "model", "channel", "niah"},
     "sweep": {"core"},
-    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep"},
+    "compare": {"core", "model", "channel", "niah", "engines"},
+    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "compare"},
 }
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150

@@ -43,6 +43,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   const auto engines = std::make_shared<const EngineRegistry>(builtin_engines());
   add_niah_command(*app, action, engines);
   add_gpu_check_command(*app, action, engines);
+  add_compare_command(*app, action, engines);
   add_optimize_command(*app, action);
   add_phase_diagram_command(*app, action);
   add_dynamics_command(*app, action);
