@@ -58,9 +58,9 @@ void print_comparison(const std::vector<ArchitectureComparison>& comparison,
   } else {
     out << "beta " << *m.beta;
   }
-  out << ", context " << m.context << ", " << first.needles.groups << " groups x "
-      << first.needles.prompts << " prompts, combine " << first.combine.text << ", engine "
-      << engine << ", seed " << m.seed << "\n";
+  out << ", context " << m.context << ", " << first.needles.groups << " groups";
+  if (!exact) out << " x " << first.needles.prompts << " prompts";
+  out << ", combine " << first.combine.text << ", engine " << engine << ", seed " << m.seed << "\n";
   print_summary(comparison, exact, out);
   out << "\naccuracy per group" << (exact ? " (exact)" : "") << ":\n";
   print_groups(comparison, out);

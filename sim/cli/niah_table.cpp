@@ -85,7 +85,8 @@ void print_summary(const NiahRun& run, const NiahSummary& s, double seconds, std
   out << ", " << fixed(seconds, 2) << " s\n";
   const auto cost = kv_cost(run.model.geometries);
   out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
-      << fixed(cost.relative(), 4) << " of full attention (" << cost.heads << " heads)\n";
+      << fixed(cost.relative(), 4) << " of full attention (" << cost.heads
+      << (cost.heads == 1 ? " head)\n" : " heads)\n");
 }
 
 void print_knockout(const NiahRun& run, const NiahResult& result, std::ostream& out) {

@@ -57,14 +57,10 @@ std::vector<PairedGroup> paired_groups(const NiahRun& run, const NiahResult& res
 }
 
 void summarize_differences(ArchitectureComparison& c, const NiahResult& reference) {
-  double variance = 0;
-  for (const auto& g : c.groups) {
-    c.mean_difference += g.difference;
-    variance += g.std_error * g.std_error;
-  }
-  const auto G = static_cast<double>(c.groups.size());
-  c.mean_difference /= G;
-  c.mean_difference_std_error = std::sqrt(variance) / G;
+  GroupMean difference;
+  for (const auto& g : c.groups) difference.add(g.difference, g.std_error);
+  c.mean_difference = difference.mean();
+  c.mean_difference_std_error = difference.std_error();
   const auto& mine = c.result.summary;
   const auto& theirs = reference.summary;
   c.worst_difference = mine.worst - theirs.worst;

@@ -12,16 +12,9 @@ namespace {
 
 // Mean change over groups and its standard error (groups are independent).
 Knockout knockout_of(int head, std::vector<KnockoutGroup> groups) {
-  Knockout k{head, std::move(groups), 0, 0};
-  double variance = 0;
-  for (const auto& g : k.groups) {
-    k.mean_change += g.change;
-    variance += g.change_std_error * g.change_std_error;
-  }
-  const auto G = static_cast<double>(k.groups.size());
-  k.mean_change /= G;
-  k.mean_change_std_error = std::sqrt(variance) / G;
-  return k;
+  GroupMean change;
+  for (const auto& g : groups) change.add(g.change, g.change_std_error);
+  return {head, std::move(groups), change.mean(), change.std_error()};
 }
 
 void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
