@@ -68,8 +68,7 @@ std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t
   return classes;
 }
 
-std::int64_t stride_period(std::span<const Geometry> geometries, const NeedlePlan& plan) {
-  const std::int64_t above = plan.last_position(plan.groups - 1) + 1;  // above every position
+std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above) {
   std::int64_t period = 1;
   for (const auto& g : geometries) {
     period = std::lcm(period, static_cast<std::int64_t>(g.stride));

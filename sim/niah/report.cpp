@@ -166,7 +166,8 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
   // A class of needle positions modulo the strides' period fixes every head's phase, so heads
   // combine class by class; classes are summed in increasing order, which for one geometry
   // is phase order.
-  const auto modulus = stride_period(m.geometries, run.needles);
+  const auto modulus =
+      stride_period(m.geometries, run.needles.last_position(run.needles.groups - 1) + 1);
   std::vector<double> heads(static_cast<std::size_t>(m.heads()));
   auto group_accuracy = [&](const std::vector<PositionClass>& classes, int excluded) {
     double sum = 0;

@@ -65,9 +65,9 @@ struct PositionClass {
 std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,
                                             int group);
 
-/// The least common multiple of the strides, or, when that exceeds every position of the
-/// plan, a number above them all (each position then is its own class): the modulus for
-/// position_classes.
-std::int64_t stride_period(std::span<const Geometry> geometries, const NeedlePlan& plan);
+/// The least common multiple of the strides, or `above` when it is not below it: with
+/// `above` greater than every needle position, each position then is its own class. The
+/// modulus for position_classes.
+std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above);
 
 }  // namespace phasesim
