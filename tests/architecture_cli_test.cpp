@@ -112,6 +112,13 @@ TEST_CASE("niah --arch gives the shorthand's results, and the shorthand reports 
         std::string::npos);
 }
 
+TEST_CASE("compare --help names the presets; niah --help names --arch") {
+  const auto help = run_cli("compare --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("v4-csa") != std::string::npos);
+  CHECK(run_cli("niah --help").out.find("--arch") != std::string::npos);
+}
+
 TEST_CASE("compare: an architecture against itself differs by exactly 0") {
   const ArchFiles files;
   for (const std::string engine : {"fast", "analytic"}) {

@@ -250,3 +250,18 @@ TEST_CASE("the exact report over mixed strides and offsets: each needle position
           doctest::Approx(without / n).epsilon(1e-12));
   }
 }
+
+TEST_CASE("the analytic engine bounds its work: strides whose lcm leaves too many classes") {
+  NiahSpec s;
+  s.architecture = test::architecture(
+      "[[layer]]\nwindow = 8\nstride = 1021\ngate = \"last\"\n"
+      "[[layer]]\nwindow = 8\nstride = 1031\ngate = \"last\"");
+  s.context = 1 << 21;
+  CHECK_THROWS_WITH_AS(test::run_engine(s, "analytic"),
+                       "invalid --engine analytic (the heads' strides give 1052651 classes of "
+                       "needle positions to combine the heads over, more than 1048576; use "
+                       "--engine fast)",
+                       InputError);
+  s.context = 1 << 20;  // fewer positions than the lcm: each its own class
+  CHECK(test::run_engine(s, "analytic").groups.size() == 8);
+}
