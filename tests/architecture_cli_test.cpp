@@ -112,7 +112,7 @@ TEST_CASE("niah --arch gives the shorthand's results, and the shorthand reports 
         std::string::npos);
 }
 
-TEST_CASE("compare --help names the presets; niah --help names --arch") {
+TEST_CASE("compare --help names the presets, and niah --help names --arch") {
   const auto help = run_cli("compare --help");
   CHECK(help.status == 0);
   CHECK(help.out.find("v4-csa") != std::string::npos);
@@ -158,7 +158,7 @@ TEST_CASE("compare: paired trials with common random numbers where heads are sha
   CHECK(g0["std_error"].get<double>() == doctest::Approx(std::sqrt(p * (1 - p) / 200)));
 }
 
-TEST_CASE("compare: one table of cost, mean, worst, gap and differences; JSON for plots") {
+TEST_CASE("compare: one table of cost, mean, worst, gap and differences, and JSON for plots") {
   const ArchFiles files;
   const TempDir out("compare-out");
   const auto json = (out / "c.json").string();
