@@ -23,7 +23,18 @@ ALLOWED = {
     "engines": {"core", "model", "channel", "niah"},
     "sweep": {"core"},
     "compare": {"core", "model", "channel", "niah", "engines"},
-    "cli": {"core", "model", "channel", "theorems", "niah", "engines", "sweep", "compare"},
+    "diagnose": {"core", "model", "channel", "theorems", "niah", "engines"},
+    "cli": {
+        "core",
+        "model",
+        "channel",
+        "theorems",
+        "niah",
+        "engines",
+        "sweep",
+        "compare",
+        "diagnose",
+    },
 }
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150

@@ -89,7 +89,8 @@ TEST_CASE("the registry finds engines by name and refuses duplicates") {
   auto registry = with_brute_force();
   CHECK(registry.find("brute-force").name() == "brute-force");
   CHECK(registry.names().back() == "brute-force");
-  CHECK_THROWS_WITH(registry.find("cpu"),
-                    "invalid --engine cpu (use analytic, fast, full, gpu or brute-force)");
+  CHECK_THROWS_WITH(
+      registry.find("cpu"),
+      "invalid --engine cpu (use analytic, fast, full, full-double, gpu or brute-force)");
   CHECK_THROWS_AS(registry.add(std::make_unique<BruteForceEngine>()), std::logic_error);
 }

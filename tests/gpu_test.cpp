@@ -30,9 +30,10 @@ NiahSpec small() {
   return s;
 }
 
-// Every (trial, head) attends to the same entry on both; logits agree to rounding (CUDA's
-// and glibc's sin, cos, log and exp may differ by an ulp, so bitwise equality is reported),
-// and two gpu runs give the same bits.
+// Every (trial, head) attends to the same entry on both but at near-ties; logits agree to
+// rounding (both compute the same float operations in the same order, so they are bitwise
+// equal but where content noise goes through CUDA's and glibc's exp and log), and two gpu
+// runs give the same bits.
 void check_parity(const NiahSpec& s) {
   const auto& engines = test::shipped_engines();
   const auto check =
@@ -41,9 +42,9 @@ void check_parity(const NiahSpec& s) {
   MESSAGE(s.gates << " W=" << s.geometry.window << " S=" << s.geometry.stride << " d=" << *s.dim
                   << ": " << c.logits_bitwise_equal << " of " << c.pairs
                   << " logits bitwise equal, largest difference " << c.max_logit_difference);
-  CHECK(c.entries_differing == 0);
-  CHECK(c.outcomes_differing == 0);
+  CHECK(c.not_near_ties() == 0);
   CHECK(c.max_logit_difference <= kParityLogitTolerance);
+  if (s.content_noise == 0) CHECK(c.logits_bitwise_equal == c.pairs - c.entries_differing);
   CHECK(c.candidate_repeatable);
 }
 
@@ -145,8 +146,7 @@ TEST_CASE("gpu-check reports parity and exits 0") {
   const auto doc = nlohmann::json::parse(result.out);
   CHECK(doc["command"] == "gpu-check");
   CHECK(doc["parity"] == true);
-  CHECK(doc["outcomes_differing"] == 0);
-  CHECK(doc["argmax_entries_differing"] == 0);
+  CHECK(doc["argmax_entries_differing_not_near_tie"] == 0);
   CHECK(doc["gpu_repeatable"] == true);
   CHECK(doc["gpu"]["trials_per_second"].get<double>() > 0);
 }

@@ -22,7 +22,7 @@ enum ExitStatus : int {
   kInternalError = 1,
   kBadInput = 2,          ///< the user's input is invalid; nothing was written
   kPredictionFailed = 3,  ///< `theorem`: the numerical check disagrees with the prediction
-  kParityFailed = 4,      ///< `gpu-check`: the gpu and CPU full engines disagree
+  kParityFailed = 4,      ///< `gpu-check`, `precision-check`: the two engines disagree
 };
 
 using Action = std::function<int(std::ostream& out)>;
@@ -32,8 +32,11 @@ void add_channel_command(CLI::App& app, Action& action);
 void add_niah_command(CLI::App& app, Action& action, std::shared_ptr<const EngineRegistry> engines);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_diagnose_command(CLI::App& app, Action& action);
 void add_gpu_check_command(CLI::App& app, Action& action,
                            std::shared_ptr<const EngineRegistry> engines);
+void add_precision_check_command(CLI::App& app, Action& action,
+                                 std::shared_ptr<const EngineRegistry> engines);
 void add_compare_command(CLI::App& app, Action& action,
                          std::shared_ptr<const EngineRegistry> engines);
 // Theorems (theory/THEORY.md).

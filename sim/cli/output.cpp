@@ -1,12 +1,16 @@
 #include "cli/output.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 #include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
@@ -43,14 +47,28 @@ void check_threads(int threads) {
                             " (must be >= 0; 0 uses the OpenMP default)");
 }
 
+void check_json_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  const std::filesystem::path file(path);
+  const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::error_code error;
+  const char* problem = !std::filesystem::is_directory(folder, error) ? "No such file or directory"
+                        : ::access(folder.c_str(), W_OK) != 0         ? "Permission denied"
+                        : std::filesystem::is_directory(file, error)  ? "Is a directory"
+                                                                      : nullptr;
+  if (problem) throw InputError("cannot write '" + path + "' (" + problem + ")");
+}
+
 void write_json(const std::string& path, const Json& document) {
   if (path.empty()) return;
-  const std::string text = document.dump(2) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-  } else {
-    write_file_atomically(path, text);
-  }
+  on_root([&] {  // in an MPI job every rank has the document; rank 0 writes it
+    const std::string text = document.dump(2) + "\n";
+    if (path == "-") {
+      std::cout << text << std::flush;
+    } else {
+      write_file_atomically(path, text);
+    }
+  });
 }
 
 Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

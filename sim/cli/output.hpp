@@ -28,7 +28,12 @@ void add_threads_option(CLI::App& command, int& threads);
 /// Throws InputError unless threads >= 0.
 void check_threads(int threads);
 
-/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
+/// Throws InputError unless `path` is empty, "-", or a file a command could write (its
+/// folder exists and is writable): checked before long work, not after it.
+void check_json_path(const std::string& path);
+
+/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
+/// MPI job, rank 0 alone writes (core/job.hpp).
 void write_json(const std::string& path, const Json& document);
 
 /// True when the table should be printed (the JSON does not go to stdout).

@@ -32,8 +32,9 @@ std::string Progress::status() const {
   return text;
 }
 
-void Progress::advance() {
-  ++done_;
+void Progress::finished(std::size_t ran) {
+  if (resumed_ + ran <= done_) return;
+  done_ = resumed_ + ran;
   const auto now = Clock::now();
   const bool last = done_ == total_;
   const auto since = std::chrono::duration<double>(now - last_print_).count();

@@ -7,6 +7,7 @@
 #include "monte_carlo.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
+#include "phasesim/core/normal_block.hpp"
 #include "phasesim/engines/engine.hpp"
 #include "phasesim/engines/full_vector.hpp"
 
@@ -113,6 +114,9 @@ FastSampler::Workspace FastSampler::workspace() const {
   for (auto* v : {&ws.query, &ws.key, &ws.entry}) *v = Eigen::VectorXd::Zero(d);
   ws.normals = Eigen::VectorXd::Zero(W);  // at most W entries hold the needle
   for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi}) *v = Eigen::VectorXd::Zero(W);
+  const auto batch = static_cast<std::size_t>(std::max<Eigen::Index>(512, 2 * W));
+  ws.draws.resize(batch);
+  ws.more_draws.resize(batch);
   return ws;
 }
 
@@ -245,17 +249,72 @@ bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) 
   return best > top;
 }
 
+namespace {
+
+// What a sweep over increasing indices reads, from the block generator a batch at a time (its
+// float normals, RandomStream::normal_pair_float): row(i)[c] = normal(i, c), c < cols.
+class RowNormals {
+ public:
+  RowNormals(const RandomStream& stream, int cols, std::vector<float>& batch)
+      : stream_(stream),
+        cols_(cols),
+        rows_(static_cast<std::int64_t>(batch.size()) / cols),
+        batch_(batch) {}
+  const float* operator()(std::int64_t index) {
+    if (index < first_ || index >= first_ + rows_) {
+      first_ = index;
+      normal_rows(stream_, static_cast<std::uint32_t>(index), rows_, cols_, 1.0f, batch_.data(),
+                  cols_);
+    }
+    return batch_.data() + (index - first_) * cols_;
+  }
+
+ private:
+  RandomStream stream_;
+  int cols_;
+  std::int64_t rows_;
+  std::vector<float>& batch_;
+  std::int64_t first_ = -1;
+};
+
+// Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2], likewise.
+class PositionNormals {
+ public:
+  PositionNormals(const RandomStream& stream, std::uint32_t block, std::vector<float>& batch)
+      : stream_(stream), block_(block), batch_(batch) {}
+  double operator()(std::int64_t t) {
+    const auto size = static_cast<std::int64_t>(batch_.size());
+    if (t < first_ || t >= first_ + size) {
+      first_ = t - t % 2;
+      normal_sequence(stream_, static_cast<std::uint32_t>(first_ / 2), block_, size, 1.0f,
+                      batch_.data());
+    }
+    return batch_[static_cast<std::size_t>(t - first_)];
+  }
+
+ private:
+  RandomStream stream_;
+  std::uint32_t block_;
+  std::vector<float>& batch_;
+  std::int64_t first_ = -1;
+};
+
+}  // namespace
+
 // Standardized channel with content noise: independent entries, each with its own gate from
 // its own xi and its own N(0, 1) token projections (beta for the needle's token).
 bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& g = h.geometry;
-  const auto token = stream(t, Stream::token);
-  const auto content = stream(t, Stream::content_noise);
+  RowNormals token(stream(t, Stream::token), g.window, ws.draws);
+  RowNormals content(stream(t, Stream::content_noise), g.window, ws.more_draws);
   Argmax best;
   for (std::int64_t j = 0; j < h.entries; ++j) {
-    const auto index = static_cast<std::uint32_t>(j);
-    fill_normals(token, index, g.window, 1.0, ws.token.data());
-    fill_normals(content, index, g.window, 1.0, ws.xi.data());
+    const float* tokens = token(j);
+    const float* xi = content(j);
+    for (int s = 0; s < g.window; ++s) {
+      ws.token[s] = tokens[s];
+      ws.xi[s] = xi[s];
+    }
     if (entry_contains(g, j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
     entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
     double logit = 0;
@@ -264,31 +323,6 @@ bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws
   }
   return entry_contains(g, best.entry, t.needle);
 }
-
-namespace {
-
-// Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2]: a sweep over
-// increasing positions pays one Philox call and one Box-Muller per two positions.
-class PositionNormals {
- public:
-  PositionNormals(const RandomStream& stream, std::uint32_t block)
-      : stream_(stream), block_(block) {}
-  double operator()(std::int64_t t) {
-    if (t / 2 != cached_) {
-      cached_ = t / 2;
-      pair_ = stream_.normal_pair(static_cast<std::uint32_t>(cached_), block_);
-    }
-    return t % 2 == 0 ? pair_.x : pair_.y;
-  }
-
- private:
-  RandomStream stream_;
-  std::uint32_t block_;
-  std::int64_t cached_ = -1;
-  r123::double2 pair_{};
-};
-
-}  // namespace
 
 // Logit of entry j from the ring of token projections (and content noise) of its positions.
 double FastSampler::ring_logit(const Head& h, std::int64_t j, Workspace& ws) const {
@@ -316,8 +350,8 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
   const int W = g.window;
   const double a_p = sample_query(t, ws).needle;
   const auto token = stream(t, Stream::token);
-  PositionNormals projection(token, 0);
-  PositionNormals xi(token, 1);
+  PositionNormals projection(token, 0, ws.draws);
+  PositionNormals xi(token, 1, ws.more_draws);
   Argmax best;
   std::int64_t next = 0;  // first position not drawn yet
   for (std::int64_t j = 0; j < h.entries; ++j) {

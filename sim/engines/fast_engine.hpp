@@ -35,10 +35,11 @@ class FastSampler {
 
   /// Per-thread scratch: O(d + W), W the largest window of any head.
   struct Workspace {
-    Eigen::VectorXd query, key, entry;  ///< d each
-    Eigen::VectorXd normals;            ///< W
-    Eigen::VectorXd gate, xi, token;    ///< W each: a gate, content noise, token projections
-    Eigen::VectorXd slot_xi;            ///< W: an entry's content noise by slot
+    Eigen::VectorXd query, key, entry;     ///< d each
+    Eigen::VectorXd normals;               ///< W
+    Eigen::VectorXd gate, xi, token;       ///< W each: a gate, content noise, token projections
+    Eigen::VectorXd slot_xi;               ///< W: an entry's content noise by slot
+    std::vector<float> draws, more_draws;  ///< batches of the block generator's normals
   };
   Workspace workspace() const;
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "phasesim/core/float_normal.hpp"
 #include "phasesim/core/host_device.hpp"
 
 namespace phasesim {
@@ -31,6 +32,8 @@ enum class Stream : std::uint32_t {
   // Theorem checks (theory/), numbered apart from the engines' streams:
   content_context = 16,  ///< dynamics content noise: index = (context, phase), component = token
   head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers
+  // diagnose (sim/diagnose), numbered apart:
+  diagnose_null = 24,  ///< null tables of the period tests: trial = replicate, index = group
 };
 
 class RandomStream {
@@ -45,9 +48,15 @@ class RandomStream {
 
   /// Four random 32-bit words for (index, block).
   PHASESIM_HD Philox::ctr_type bits(std::uint32_t index, std::uint32_t block) const {
-    const Philox::ctr_type counter = {{index, block, trial_, tag_}};
-    return Philox()(counter, key_);
+    return Philox()(counter(index, block), key_);
   }
+
+  /// The Philox counter and key of (index, block): what a block generator needs to draw
+  /// bits(index, block) for many counters at once.
+  PHASESIM_HD Philox::ctr_type counter(std::uint32_t index, std::uint32_t block) const {
+    return {{index, block, trial_, tag_}};
+  }
+  PHASESIM_HD Philox::key_type key() const { return key_; }
 
   /// Two independent N(0, 1) numbers for (index, block), by Box-Muller: sin and cos of
   /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u). This is r123::boxmuller as the CPU
@@ -62,6 +71,14 @@ class RandomStream {
     double cosine = 0;
     sincos(kPi * r123::uneg11<double>(join(w[0], w[1])), &sine, &cosine);
     return {sine * radius, cosine * radius};
+  }
+
+  /// normal_pair(index, block) * scale in float, to float rounding (float_normal.hpp): the
+  /// draw of the float engines, and bit for bit what the block generator writes.
+  PHASESIM_HD float_normal::Pair normal_pair_float(std::uint32_t index, std::uint32_t block,
+                                                   float scale = 1.0f) const {
+    const auto w = bits(index, block);
+    return float_normal::box_muller(w[1], w[2], w[3], scale);
   }
 
   /// Normal number `component` of the vector at `index`: pairs fill components 2b, 2b+1.

@@ -1,0 +1,76 @@
+// What diagnose costs, on one thread: the per-phase success by the channel's quadrature
+// against diagnose's own integral and spline, a whole one-head fit and the period tests of
+// a V4-like table (8 groups of 256 prompts, W = 8, S = 4, N = 32768).
+//   build/phasesim_diagnose_benchmarks
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "phasesim/channel/channel.hpp"
+#include "phasesim/diagnose/fit.hpp"
+#include "phasesim/diagnose/period.hpp"
+#include "phasesim/diagnose/success_curve.hpp"
+
+namespace {
+
+using namespace phasesim;
+
+constexpr double kBeta = 9.5;
+constexpr std::int64_t kEntries = 32768;
+constexpr PhaseSlots kSlots{2, 1};  // W = 8, S = 4, the phase's weight on one slot
+
+// The success at 33 weights from 0 to 1, as a fit's scan needs it.
+void BM_ChannelQuadrature(benchmark::State& state) {
+  for (auto _ : state) {
+    for (int i = 0; i <= 32; ++i) {
+      const std::vector<double> u{i / 32.0, 0.0};
+      benchmark::DoNotOptimize(success_probability(kBeta, u, kEntries));
+    }
+  }
+}
+
+void BM_DiagnoseIntegral(benchmark::State& state) {
+  for (auto _ : state) {
+    for (int i = 0; i <= 32; ++i) {
+      benchmark::DoNotOptimize(phase_success_at(kSlots, i / 32.0, kBeta, kEntries));
+    }
+  }
+}
+
+void BM_SuccessCurveSpline(benchmark::State& state) {
+  const SuccessCurve curve(kSlots, kBeta, kEntries);
+  for (auto _ : state) {
+    for (int i = 0; i <= 32; ++i) benchmark::DoNotOptimize(curve(i / 32.0));
+  }
+}
+
+// The V4-like table of experiments/v4-calibration (seed 4), pooled into its 4 phases.
+FitInput v4_phases() {
+  FitInput input;
+  input.entries = kEntries;
+  const std::vector<std::int64_t> successes{136, 157, 133, 350};
+  for (auto y : successes) input.phases.push_back({y, 512, kSlots});
+  return input;
+}
+
+void BM_FitOneHead(benchmark::State& state) {
+  const auto input = v4_phases();
+  for (auto _ : state) benchmark::DoNotOptimize(fit_one_head(input, Parallel{1}));
+}
+
+void BM_PeriodTests(benchmark::State& state) {
+  CountTable table;
+  const std::vector<std::int64_t> successes{68, 76, 64, 171, 68, 81, 69, 179};
+  for (int g = 0; g < 8; ++g)
+    table.groups.push_back({g, successes[static_cast<std::size_t>(g)], 256});
+  for (auto _ : state) benchmark::DoNotOptimize(test_periods(table, PeriodOptions{}, Parallel{1}));
+}
+
+}  // namespace
+
+BENCHMARK(BM_ChannelQuadrature)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DiagnoseIntegral)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SuccessCurveSpline)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FitOneHead)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PeriodTests)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,77 @@
+#pragma once
+// Maximum-likelihood fits of the idealized model (MODEL.md sections 3-4) to per-phase
+// counts, with profile-likelihood intervals (docs/DIAGNOSE.md says what is identifiable):
+//
+//  - one head (fit_one_head): phase phi succeeds with P_phi(u_phi; beta, N), where u_phi is
+//    the normalized weight of the phase's weighted slots and sum_phi weighted_phi u_phi^2 = 1.
+//    With S phases this has S free parameters (beta and the S - 1 free weights) for S
+//    accuracies: the fit reproduces the table, and the unit norm is what pins beta down.
+//  - H one-hot heads (fit_one_hot_heads): every head puts all its weight on one slot (the
+//    lock-in of T2); n_phi heads cover phase phi (sum n_phi = H) and it succeeds with
+//    1 - (1 - p1)^n_phi (1 - p0)^(H - n_phi), p1 = P(1; beta, N), p0 = chance.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "phasesim/core/parallel.hpp"
+#include "phasesim/diagnose/success_curve.hpp"
+
+namespace phasesim {
+
+/// One phase of the table: pooled counts, and how the phase sits in the cache.
+struct PhaseData {
+  std::int64_t successes = 0;
+  std::int64_t trials = 0;
+  PhaseSlots slots;
+};
+
+struct FitInput {
+  std::vector<PhaseData> phases;  ///< phase phi at index phi
+  std::int64_t entries = 32768;   ///< N: entries before the query
+  int heads = 1;                  ///< H (fit_one_hot_heads)
+};
+
+/// The largest beta a fit explores; beyond it the success of a covered phase is 1 to
+/// within 1e-300 for any N up to 1e7, so a table cannot bound beta there.
+inline constexpr double kMaxFitBeta = 40;
+
+struct FittedPhase {
+  int phase = 0;
+  double accuracy = 0;  ///< the fitted success of the phase
+  // One head: the normalized weight u of each weighted slot of the phase, its profile
+  // interval, and the phase's share of the gate weight (coverage).
+  std::optional<double> weight;
+  std::optional<double> weight_low;
+  std::optional<double> weight_high;
+  std::optional<double> coverage;
+  // One-hot heads: the heads covering the phase and the range the profile allows.
+  std::optional<int> heads;
+  std::optional<int> heads_low;
+  std::optional<int> heads_high;
+};
+
+struct ModelFit {
+  std::string model;  ///< "one-head" or "one-hot-heads"
+  double beta = 0;
+  double beta_low = 0;
+  std::optional<double> beta_high;  ///< unset when the profile stays high up to kMaxFitBeta
+  double log_likelihood = 0;
+  /// 2 (log-likelihood of the per-phase saturated fit - log-likelihood of the model): 0
+  /// when the model reproduces the table.
+  double deviance = 0;
+  int deviance_df = 0;  ///< phases - free continuous parameters (0: the model is saturated)
+  /// chi-squared(deviance_df) p-value of the deviance (treating the head assignment as
+  /// known); unset when deviance_df is 0.
+  std::optional<double> deviance_p;
+  std::vector<FittedPhase> phases;
+};
+
+/// The one-head model. Throws InputError unless there is at least one phase and every
+/// phase has trials.
+ModelFit fit_one_head(const FitInput& input, const Parallel& parallel);
+
+/// The model of input.heads one-hot heads.
+ModelFit fit_one_hot_heads(const FitInput& input);
+
+}  // namespace phasesim

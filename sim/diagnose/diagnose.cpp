@@ -1,0 +1,310 @@
+#include "phasesim/diagnose/diagnose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "phasesim/core/error.hpp"
+#include "phasesim/diagnose/binomial.hpp"
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim {
+namespace {
+
+// The fits' work grows with phases (the one-head model's allocation) and heads (the
+// assignment's dynamic programme): bounded up front.
+constexpr int kMaxFitPhases = 64;
+constexpr int kMaxHeads = 256;
+constexpr int kMaxWindow = 1 << 20;
+
+template <typename T>
+void take(std::optional<T> given, std::optional<T> from_table, std::optional<T>& value,
+          std::string& source) {
+  value = given ? given : from_table;
+  source = given ? "given" : from_table ? "table" : "unknown";
+}
+
+// m_phi for each of the S phases: from the geometry when the window is known, else 1
+// (window <= stride assumed).
+std::vector<int> multiplicities(const DiagnosedArchitecture& a, int stride) {
+  std::vector<int> m(static_cast<std::size_t>(stride), 1);
+  if (!a.window) return m;
+  const Geometry geometry{*a.window, stride};
+  for (int phi = 0; phi < stride; ++phi)
+    m[static_cast<std::size_t>(phi)] = geometry.multiplicity(phi);
+  return m;
+}
+
+// Chance of each of the P phase classes: a phase no head covers succeeds with
+// 1 - (1 - m/N)^H; a class averages the phases it pools (P < S when G does not resolve them).
+std::vector<double> class_chance(const std::vector<int>& m, int phases, std::int64_t entries,
+                                 int heads) {
+  const auto stride = static_cast<int>(m.size());
+  std::vector<double> chance(static_cast<std::size_t>(phases), 0.0);
+  for (int phi = 0; phi < stride; ++phi) {
+    const double one =
+        static_cast<double>(m[static_cast<std::size_t>(phi)]) / static_cast<double>(entries);
+    chance[static_cast<std::size_t>(phi % phases)] +=
+        -std::expm1(heads * std::log1p(-one)) / (stride / phases);
+  }
+  return chance;
+}
+
+FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::int64_t entries,
+                   int heads, bool spread) {
+  FitInput input;
+  input.entries = entries;
+  input.heads = heads;
+  for (const auto& p : profile.phases) {
+    const int holding = m[static_cast<std::size_t>(p.phase)];
+    input.phases.push_back(
+        {p.successes, p.trials, {holding, spread ? holding : std::min(1, holding)}});
+  }
+  return input;
+}
+
+void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnosis& d,
+              const Parallel& parallel) {
+  const int stride = static_cast<int>(m.size());
+  if (d.phases < stride) {
+    d.fit_note = "no fit: the groups pool " + std::to_string(stride / d.phases) +
+                 " phases each (the group count and the stride " + std::to_string(stride) +
+                 " share only " + std::to_string(d.phases) +
+                 "), so per-phase accuracies are not identifiable";
+    return;
+  }
+  if (d.phases > kMaxFitPhases) {
+    d.fit_note = "no fit: more than " + std::to_string(kMaxFitPhases) + " phases";
+    return;
+  }
+  if (*std::max_element(m.begin(), m.end()) == 0) {
+    d.fit_note = "no fit: every phase is structurally blind (window below the stride)";
+    return;
+  }
+  if (a.heads > 1) {
+    d.fits.push_back(
+        {"one-hot heads", fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false))});
+    return;
+  }
+  d.fits.push_back(
+      {"one slot per phase", fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel)});
+  if (*std::max_element(m.begin(), m.end()) > 1) {
+    d.fits.push_back({"spread over the phase's slots",
+                      fit_one_head(fit_input(d.profile, m, d.entries, 1, true), parallel)});
+  }
+}
+
+std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
+  std::vector<std::string> list;
+  if (a.context_source == "assumed") {
+    list.push_back("context " + std::to_string(a.context) +
+                   " tokens assumed (the paper's 128K; give --context)");
+  }
+  if (!a.stride && d.phases > 1) {
+    list.push_back("stride taken as the detected period " + std::to_string(d.phases) +
+                   ", window at most the stride (give --window and --stride)");
+  } else if (!a.stride) {
+    list.push_back("no period and no --stride: one phase, as in full attention");
+  } else if (!a.window) {
+    list.push_back("window at most the stride: one entry holds each needle (give --window)");
+  }
+  if (a.heads_source == "assumed") list.push_back("one head assumed (give --heads)");
+  list.push_back("blind: the phase's 95% interval reaches chance, 1 - (1 - m/N)^H with N = " +
+                 std::to_string(d.entries) + " entries");
+  for (const auto& f : d.fits) {
+    if (f.assumption == "one slot per phase" && d.fits.size() > 1) {
+      list.push_back(
+          "window above the stride: a phase's weight sits on one of its slots (one "
+          "slot per phase) or spreads evenly over them; the table cannot tell which, "
+          "so both fits are shown and beta depends on the choice");
+    }
+    if (f.assumption == "one-hot heads") {
+      list.push_back(
+          "one-hot heads: every head puts all its weight on one slot (T2 lock-in); "
+          "a large deviance says the heads are not one-hot");
+    }
+  }
+  return list;
+}
+
+Json candidate_json(const PeriodCandidate& c) {
+  return {{"period", c.period},
+          {"statistic", c.statistic},
+          {"df", c.df},
+          {"p_value", c.p_value},
+          {"p_value_std_error", c.p_value_std_error},
+          {"p_chi_squared", c.p_chi_squared},
+          {"p_holm", c.p_holm},
+          {"rejects_flat", c.rejects_flat},
+          {"lack_of_fit", c.lack_of_fit},
+          {"lack_of_fit_df", c.lack_of_fit_df},
+          {"lack_of_fit_p", c.lack_of_fit_p},
+          {"lack_of_fit_holm", c.lack_of_fit_holm},
+          {"fits", c.fits}};
+}
+
+Json estimate_json(const PhaseEstimate& e) {
+  return {
+      {"phase", e.phase}, {"accuracy", e.accuracy}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}};
+}
+
+Json fit_json(const LabelledFit& labelled) {
+  const auto& f = labelled.fit;
+  Json phases = Json::array();
+  for (const auto& p : f.phases) {
+    phases.push_back({{"phase", p.phase},
+                      {"accuracy", p.accuracy},
+                      {"weight", optional_json(p.weight)},
+                      {"weight_low", optional_json(p.weight_low)},
+                      {"weight_high", optional_json(p.weight_high)},
+                      {"coverage", optional_json(p.coverage)},
+                      {"heads", optional_json(p.heads)},
+                      {"heads_low", optional_json(p.heads_low)},
+                      {"heads_high", optional_json(p.heads_high)}});
+  }
+  return {{"assumption", labelled.assumption},
+          {"model", f.model},
+          {"beta", f.beta},
+          {"beta_low", f.beta_low},
+          {"beta_high", optional_json(f.beta_high)},
+          {"log_likelihood", f.log_likelihood},
+          {"deviance", f.deviance},
+          {"deviance_df", f.deviance_df},
+          {"deviance_p", optional_json(f.deviance_p)},
+          {"phases", phases}};
+}
+
+}  // namespace
+
+DiagnosedArchitecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec) {
+  DiagnosedArchitecture a;
+  take(spec.window, table.architecture.window, a.window, a.window_source);
+  take(spec.stride, table.architecture.stride, a.stride, a.stride_source);
+  std::optional<std::int64_t> context;
+  take(spec.context, table.architecture.context, context, a.context_source);
+  a.context = context.value_or(kAssumedContext);
+  if (!context) a.context_source = "assumed";
+  std::optional<int> heads;
+  take(spec.heads, table.architecture.heads, heads, a.heads_source);
+  a.heads = heads.value_or(1);
+  if (!heads) a.heads_source = "assumed";
+  if (a.window) {
+    require(*a.window >= 1 && *a.window <= kMaxWindow,
+            "invalid --window " + std::to_string(*a.window) + " (must be from 1 to " +
+                std::to_string(kMaxWindow) + ")");
+  }
+  if (a.stride) {
+    require(*a.stride >= 1 && *a.stride <= kMaxWindow,
+            "invalid --stride " + std::to_string(*a.stride) + " (must be from 1 to " +
+                std::to_string(kMaxWindow) + ")");
+  }
+  require(a.heads >= 1 && a.heads <= kMaxHeads, "invalid --heads " + std::to_string(a.heads) +
+                                                    " (must be from 1 to " +
+                                                    std::to_string(kMaxHeads) + ")");
+  const int stride = a.stride.value_or(table.size());
+  require(a.context >= 2 * static_cast<std::int64_t>(stride),
+          "invalid --context " + std::to_string(a.context) + " (must be at least " +
+              std::to_string(2 * static_cast<std::int64_t>(stride)) +
+              " tokens: two entries of the stride, or of the group count without one)");
+  return a;
+}
+
+Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Parallel& parallel) {
+  Diagnosis d;
+  d.architecture = resolve_architecture(table, spec);
+  const auto& a = d.architecture;
+  d.period = test_periods(table, spec.period, parallel);
+  if (a.stride) {
+    d.phases = std::gcd(table.size(), *a.stride);
+    d.phases_from = "stride";
+  } else {
+    d.phases = d.period.period.value_or(1);
+    d.phases_from = d.period.period ? "period" : "flat";
+  }
+  const int stride = a.stride.value_or(d.phases);
+  d.entries = a.context / stride;
+  const auto m = multiplicities(a, stride);
+  for (int holding : m) {
+    require(d.entries > holding, "invalid --context " + std::to_string(a.context) +
+                                     " (too short to hold a needle's entries and a distractor)");
+  }
+  d.profile = phase_profile(table, d.phases, class_chance(m, d.phases, d.entries, a.heads));
+  add_fits(a, m, d, parallel);
+  const int power_period = d.period.period.value_or(d.phases > 1 ? d.phases : table.size());
+  d.power = power_analysis(table, power_period, spec.period.alpha);
+  d.assumptions = assumptions(a, d);
+  return d;
+}
+
+Json diagnose_document(const std::string& table_path, const CountTable& table,
+                       const DiagnoseSpec& spec, const Diagnosis& d) {
+  const auto& a = d.architecture;
+  auto doc = new_document("diagnose");
+  doc["table"] = table_path;
+  doc["table_format"] = table.format;
+  doc["window"] = optional_json(a.window);
+  doc["window_source"] = a.window_source;
+  doc["stride"] = optional_json(a.stride);
+  doc["stride_source"] = a.stride_source;
+  doc["context"] = a.context;
+  doc["context_source"] = a.context_source;
+  doc["heads"] = a.heads;
+  doc["heads_source"] = a.heads_source;
+  doc["replicates"] = spec.period.replicates;
+  doc["seed"] = spec.period.seed;
+  doc["alpha"] = spec.period.alpha;
+  doc["groups"] = Json::array();
+  for (const auto& g : table.groups) {
+    const auto interval = likelihood_interval(g.successes, g.trials);
+    doc["groups"].push_back({{"group", g.group},
+                             {"successes", g.successes},
+                             {"trials", g.trials},
+                             {"accuracy", g.accuracy()},
+                             {"ci_low", interval.low},
+                             {"ci_high", interval.high}});
+  }
+  Json candidates = Json::array();
+  for (const auto& c : d.period.candidates) candidates.push_back(candidate_json(c));
+  doc["period"] = {
+      {"candidates", candidates},
+      {"period", optional_json(d.period.period)},
+      {"verdict", period_verdict(d.period)},
+      {"architecture_period", a.stride ? Json(std::gcd(table.size(), *a.stride)) : Json()}};
+  Json phases = Json::array();
+  for (const auto& p : d.profile.phases) {
+    phases.push_back({{"phase", p.phase},
+                      {"groups", p.groups},
+                      {"successes", p.successes},
+                      {"trials", p.trials},
+                      {"accuracy", p.accuracy},
+                      {"ci_low", p.ci_low},
+                      {"ci_high", p.ci_high},
+                      {"chance", p.chance},
+                      {"blind", p.blind}});
+  }
+  doc["phases"] = {{"count", d.phases},
+                   {"from", d.phases_from},
+                   {"entries", d.entries},
+                   {"phases", phases},
+                   {"worst", estimate_json(d.profile.worst)},
+                   {"best", estimate_json(d.profile.best)},
+                   {"gap", d.profile.gap},
+                   {"blind", d.profile.blind}};
+  doc["fits"] = Json::array();
+  for (const auto& f : d.fits) doc["fits"].push_back(fit_json(f));
+  doc["fit_note"] = d.fit_note;
+  doc["power"] = {{"test", "likelihood-ratio test of period " + std::to_string(d.power.period) +
+                               " against flat, chi-squared reference, non-central chi-squared "
+                               "power"},
+                  {"period", d.power.period},
+                  {"alpha", d.power.alpha},
+                  {"power", d.power.power},
+                  {"gap", d.power.observed.gap},
+                  {"prompts_per_group", optional_json(d.power.observed.prompts)},
+                  {"half_gap", d.power.half.gap},
+                  {"half_gap_prompts_per_group", optional_json(d.power.half.prompts)}};
+  doc["assumptions"] = d.assumptions;
+  return doc;
+}
+
+}  // namespace phasesim

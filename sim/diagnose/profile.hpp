@@ -1,0 +1,147 @@
+#pragma once
+// One-dimensional profile-likelihood tools shared by the fits of diagnose (docs/DIAGNOSE.md):
+// the maximum of a profile over a scan, and the ends of {x : profile(x) >= target}.
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "phasesim/core/error.hpp"
+#include "phasesim/diagnose/binomial.hpp"
+#include "phasesim/diagnose/fit.hpp"
+
+namespace phasesim::detail {
+
+/// The drop of the log-likelihood that bounds a 95% profile-likelihood interval.
+inline constexpr double kProfileDrop = kChiSquared1At95 / 2;
+
+struct ProfileMaximum {
+  double x = 0;
+  double value = 0;
+};
+
+/// The maximum of f over the sorted points' range: the best point of the scan, then Brent
+/// between its neighbours (f is assumed unimodal at the scan's resolution).
+template <typename F>
+ProfileMaximum maximize_scanned(F f, const std::vector<double>& points) {
+  std::vector<double> values;
+  for (double x : points) values.push_back(f(x));
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) best = values[i] > values[best] ? i : best;
+  const double a = points[best == 0 ? 0 : best - 1];
+  const double b = points[best + 1 == points.size() ? best : best + 1];
+  std::uintmax_t iterations = 40;
+  const auto [x, negative] =
+      boost::math::tools::brent_find_minima([&](double t) { return -f(t); }, a, b, 24, iterations);
+  if (-negative > values[best]) return {x, -negative};
+  return {points[best], values[best]};
+}
+
+/// How far the profile drops by kProfileDrop on either side of its maximum, from its
+/// curvature there (two evaluations, `step` apart); `step` when it is flat.
+template <typename F>
+double predicted_half_width(F f, const ProfileMaximum& best, double step) {
+  const double curvature =
+      (f(best.x + step) + f(std::max(0.0, best.x - step)) - 2 * best.value) / (step * step);
+  return curvature < 0 ? std::sqrt(2 * kProfileDrop / -curvature) : step;
+}
+
+/// The end of {x : f(x) >= target} going from `inside` (where f >= target) towards the
+/// search limit `outside`: probes at inside + step, + 2 step, + 4 step, ... until f falls
+/// below the target, then TOMS748 on the last bracket; `outside` itself when f stays above
+/// the target up to there.
+template <typename F>
+double profile_end(F f, double inside, double outside, double target, double step) {
+  const double direction = outside > inside ? 1.0 : -1.0;
+  double near = inside;
+  double near_value = f(inside) - target;
+  for (double distance = std::abs(step);; distance *= 2) {
+    const bool last = distance >= std::abs(outside - inside);
+    const double far = last ? outside : inside + direction * distance;
+    const double far_value = f(far) - target;
+    if (far_value < 0) {
+      std::uintmax_t iterations = 60;
+      const auto excess = [&](double x) { return f(x) - target; };
+      const auto [a, b] = boost::math::tools::toms748_solve(
+          excess, std::min(near, far), std::max(near, far), direction > 0 ? near_value : far_value,
+          direction > 0 ? far_value : near_value, boost::math::tools::eps_tolerance<double>(16),
+          iterations);
+      return 0.5 * (a + b);
+    }
+    if (last) return outside;
+    near = far;
+    near_value = far_value;
+  }
+}
+
+/// A profile's maximum and its 95% interval within [lower, upper]; `high` is unset when the
+/// profile stays above the cut up to `upper` (the table does not bound the parameter).
+struct ProfileInterval {
+  ProfileMaximum best;
+  double low = 0;
+  std::optional<double> high;
+};
+
+/// The betas a profile in beta is scanned at before Brent: from chance (0) to kMaxFitBeta.
+inline std::vector<double> beta_scan() {
+  return {0, 0.5, 1, 2, 3, 4.5, 6.5, 9, 12.5, 17, 23, 30, kMaxFitBeta};
+}
+
+template <typename F>
+ProfileInterval profile_interval(F f, const std::vector<double>& scan) {
+  ProfileInterval result;
+  result.best = maximize_scanned(f, scan);
+  const double lower = scan.front();
+  const double upper = scan.back();
+  const double target = result.best.value - kProfileDrop;
+  const double step = predicted_half_width(f, result.best, 0.01 * (1 + result.best.x));
+  result.low = result.best.x > lower ? profile_end(f, result.best.x, lower, target, step) : lower;
+  const double high = profile_end(f, result.best.x, upper, target, step);
+  if (high < upper) result.high = high;
+  return result;
+}
+
+/// Throws InputError unless there is a phase, every phase has trials and some phase is held
+/// by an entry (not every phase structurally blind).
+inline void validate_fit_input(const FitInput& input) {
+  require(!input.phases.empty(), "invalid fit (no phases)");
+  bool held = false;
+  for (const auto& p : input.phases) {
+    require(p.trials >= 1, "invalid fit (a phase without trials)");
+    held = held || p.slots.holding > 0;
+  }
+  require(held, "invalid fit (every phase is structurally blind)");
+}
+
+/// A fit from its profile in beta: the model's name, beta, its interval and the maximum.
+inline ModelFit profile_fit(std::string model, const ProfileInterval& interval) {
+  ModelFit fit;
+  fit.model = std::move(model);
+  fit.beta = interval.best.x;
+  fit.log_likelihood = interval.best.value;
+  fit.beta_low = interval.low;
+  fit.beta_high = interval.high;
+  return fit;
+}
+
+/// The fit's deviance against the per-phase table (every phase at its own accuracy), and
+/// its chi-squared p-value when the model leaves df > 0 degrees of freedom.
+inline void set_deviance(const FitInput& input, int df, ModelFit& fit) {
+  double saturated = 0;
+  for (const auto& p : input.phases) {
+    saturated += binomial_max_log_likelihood(p.successes, p.trials);
+  }
+  fit.deviance = std::max(0.0, 2 * (saturated - fit.log_likelihood));
+  fit.deviance_df = df;
+  if (df > 0) {
+    fit.deviance_p = boost::math::cdf(
+        boost::math::complement(boost::math::chi_squared_distribution<double>(df), fit.deviance));
+  }
+}
+
+}  // namespace phasesim::detail
