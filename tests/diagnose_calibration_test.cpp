@@ -81,7 +81,7 @@ std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int table
 // The phases' true success: one head, no sampling (MODEL.md section 4).
 std::vector<double> true_phase_success(const NiahSpec& spec) {
   const auto run = make_run(spec);
-  return phase_success(spec.geometry, run.model.gates.front(), *spec.beta, run.model.entries());
+  return phase_success(spec.geometry, run.model.gates.front(), *spec.beta, run.model.entries(0));
 }
 
 }  // namespace

@@ -98,6 +98,25 @@ TEST_CASE("gpu = full: d = 2048 caps the blocks in flight, so blocks loop over (
   check_parity(s);
 }
 
+TEST_CASE("gpu = full: an architecture of mixed windows, strides and offsets") {
+  auto s = small();  // workspaces carved for the largest window, gates of different lengths
+  s.architecture = test::architecture(R"(
+[[layer]]
+window = 3
+stride = 2
+offset = 1
+gate = "uniform"
+[[layer]]
+window = 12
+stride = 5
+offset = 3
+gate = "random:4"
+heads = 2
+)");
+  s.content_noise = 0.5;
+  check_parity(s);
+}
+
 TEST_CASE("the agreement suite on the device: gpu, full and fast on independent seeds") {
   auto s = small();
   s.gates = "uniform";

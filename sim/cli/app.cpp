@@ -48,6 +48,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_niah_command(*app, action, engines);
   add_gpu_check_command(*app, action, engines);
   add_precision_check_command(*app, action, engines);
+  add_compare_command(*app, action, engines);
   add_optimize_command(*app, action);
   add_phase_diagram_command(*app, action);
   add_dynamics_command(*app, action);

@@ -37,6 +37,8 @@ void add_gpu_check_command(CLI::App& app, Action& action,
                            std::shared_ptr<const EngineRegistry> engines);
 void add_precision_check_command(CLI::App& app, Action& action,
                                  std::shared_ptr<const EngineRegistry> engines);
+void add_compare_command(CLI::App& app, Action& action,
+                         std::shared_ptr<const EngineRegistry> engines);
 // Theorems (theory/THEORY.md).
 void add_optimize_command(CLI::App& app, Action& action);
 void add_phase_diagram_command(CLI::App& app, Action& action);

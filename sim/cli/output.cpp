@@ -11,6 +11,7 @@
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
+#include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
 
@@ -24,6 +25,16 @@ void add_geometry_options(CLI::App& command, Geometry& geometry) {
       ->capture_default_str();
   command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
       ->capture_default_str();
+}
+
+void add_arch_option(CLI::App& command, std::string& path,
+                     const std::vector<std::string>& shorthand) {
+  auto* option = command.add_option(
+      "--arch", path,
+      "Architecture: a TOML file of layers of heads (window, stride, offset, gate per head) or "
+      "a preset (" +
+          join(architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
+  for (const auto& name : shorthand) option->excludes(name);
 }
 
 void add_threads_option(CLI::App& command, int& threads) {

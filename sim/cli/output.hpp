@@ -17,6 +17,11 @@ void add_json_option(CLI::App& command, std::string& path);
 /// Declares --window/-W and --stride/-S, the geometry every model command takes.
 void add_geometry_options(CLI::App& command, Geometry& geometry);
 
+/// Declares --arch FILE (an architecture file or preset, phasesim/niah/architecture.hpp),
+/// which excludes the one-layer shorthand's options named in `shorthand`.
+void add_arch_option(CLI::App& command, std::string& path,
+                     const std::vector<std::string>& shorthand);
+
 /// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
 void add_threads_option(CLI::App& command, int& threads);
 

@@ -20,13 +20,13 @@ std::string scientific(double value) {
 
 void print_header(const NiahRun& run, const ParityLabels& labels, std::ostream& out) {
   const auto& m = run.model;
-  out << labels.command << ": W=" << m.geometry.window << " S=" << m.geometry.stride << ", "
+  out << labels.command << ": W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", "
       << m.heads() << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
       << (m.heads() > 1 ? ", ...)" : ")") << ", dim " << *m.dim << ", query noise "
       << m.query_noise;
   if (m.content_noise > 0) out << ", content noise " << m.content_noise;
   if (m.rms_norm) out << ", rms-norm";
-  out << ", context " << m.context << " (" << m.entries() << " entries), " << run.needles.trials()
+  out << ", context " << m.context << " (" << m.entries(0) << " entries), " << run.needles.trials()
       << " trials (" << run.needles.groups << " groups x " << run.needles.prompts
       << " prompts), seed " << m.seed << "\n";
   out << labels.machine << ": " << labels.where << "\n\n";

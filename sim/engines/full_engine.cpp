@@ -1,6 +1,5 @@
 #include "full_engine.hpp"
 
-#include <algorithm>
 #include <type_traits>
 
 #include "phasesim/engines/engine.hpp"
@@ -10,9 +9,10 @@ namespace phasesim::engines {
 
 std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
   std::vector<FullVectorHead> heads;
-  for (const auto& gate : model.gates) {
-    heads.push_back({model.geometry, gate.weights.data(), model.entries(), *model.dim,
-                     model.query_noise, model.content_noise, model.rms_norm});
+  for (int h = 0; h < model.heads(); ++h) {
+    heads.push_back({model.geometry(h), model.gates[static_cast<std::size_t>(h)].weights.data(),
+                     model.entries(h), *model.dim, model.query_noise, model.content_noise,
+                     model.rms_norm});
   }
   return heads;
 }
@@ -26,9 +26,10 @@ using OpsOf = std::conditional_t<std::is_same_v<Real, float>, FloatOps, DoubleOp
 
 template <typename Real>
 FullScanner<Real>::FullScanner(const NiahModel& model)
-    : model_(model), heads_(full_vector_heads(model_)), row_(OpsOf<Real>::row_size(*model_.dim)) {
-  for (const auto& h : heads_) window_ = std::max(window_, h.geometry.window);
-}
+    : model_(model),
+      heads_(full_vector_heads(model_)),
+      window_(model_.max_window()),
+      row_(OpsOf<Real>::row_size(*model_.dim)) {}
 
 template <typename Real>
 typename FullScanner<Real>::Workspace FullScanner<Real>::workspace() const {

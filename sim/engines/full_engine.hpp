@@ -21,7 +21,8 @@ class FullScanner {
   FullScanner(const FullScanner&) = delete;  // heads_ point into model_
   FullScanner& operator=(const FullScanner&) = delete;
 
-  /// Per-thread scratch: the ring buffer of the last W keys and a few d-vectors, O(W d).
+  /// Per-thread scratch: the ring buffer of the last W keys (W the largest window of any
+  /// head) and a few d-vectors, O(W d).
   struct Workspace {
     std::vector<Real> reals;
     std::vector<double> doubles;

@@ -50,7 +50,7 @@ struct KernelWorkspace {
   float* reals;
   double* doubles;
   std::int64_t reals_per_thread, doubles_per_thread;
-  int window, row;
+  int window, row;  ///< window: the largest of any head (a smaller one uses the first rows)
 
   __device__ ScanWorkspace<float> carve(int threads, int t) const {
     const std::int64_t block = blockIdx.x;
@@ -125,17 +125,19 @@ std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePl
   for (const auto& h : heads) gates.insert(gates.end(), h.gate, h.gate + h.geometry.window);
   const auto device_gates =
       device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data());
-  int window = 0;
+  // Each head has its own geometry; every thread's workspace serves the largest window.
+  const int window = model.max_window();
+  std::int64_t entries = 0;  // the most entries of any head
   for (std::size_t h = 0, offset = 0; h < heads.size(); ++h) {
     heads[h].gate = device_gates.get() + offset;
     offset += static_cast<std::size_t>(heads[h].geometry.window);
-    window = std::max(window, heads[h].geometry.window);
+    entries = std::max(entries, heads[h].entries);
   }
   const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
 
   // At least 16 entries a thread, so the W - S positions each range regenerates stay cheap.
   int threads = 32;
-  while (threads < kMaxThreads && model.entries() >= 32 * threads) threads *= 2;
+  while (threads < kMaxThreads && entries >= 32 * threads) threads *= 2;
   const int row = FloatOps::row_size(*model.dim);
   const std::int64_t reals = ScanWorkspace<float>::reals(window, row);
   const std::int64_t doubles = ScanWorkspace<float>::doubles(window);

@@ -100,8 +100,8 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   const auto& ref = labels.reference;
   const auto& cand = labels.candidate;
   auto doc = new_document(labels.command);
-  doc["window"] = m.geometry.window;
-  doc["stride"] = m.geometry.stride;
+  doc["window"] = m.geometry(0).window;  // gpu-check and precision-check run the one-layer
+  doc["stride"] = m.geometry(0).stride;  // shorthand: every head has the same geometry
   doc["gate"] = gate;
   doc["heads"] = m.heads();
   doc["gates"] = Json::array();
@@ -111,7 +111,7 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   doc["content_noise"] = m.content_noise;
   doc["rms_norm"] = m.rms_norm;
   doc["context"] = m.context;
-  doc["entries"] = m.entries();
+  doc["entries"] = m.entries(0);
   doc["group_count"] = run.needles.groups;
   doc["prompts"] = run.needles.prompts;
   doc["seed"] = m.seed;

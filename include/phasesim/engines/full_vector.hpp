@@ -170,7 +170,9 @@ struct ScanWorkspace {
   Strided<double> slot_xi;  ///< W: the current entry's content noise by slot
   int row = 0;
 
-  /// Reals and doubles a workspace for window W and rows of `row` numbers needs.
+  /// Reals and doubles a workspace for windows up to W and rows of `row` numbers needs, laid
+  /// out as carve does (a head with a smaller window uses the first rows of the ring and of
+  /// each W-array: carve with the largest window of the heads).
   PHASESIM_HD static std::int64_t reals(int window, int row) {
     return static_cast<std::int64_t>(window + 2) * row + 3 * window;
   }
@@ -392,8 +394,8 @@ PHASESIM_HD inline Argmax scan_full_vector(const FullVectorHead& head, std::uint
 }
 
 /// Keys a scan of all N_c entries generates, the query's aside: entry j streams positions
-/// jS..jS+S-1, the one of phase phi at slot W - S + phi, and generates it when some entry
-/// weights it. The work measure behind gpu-check's key-vectors per second.
+/// jS+o..jS+o+S-1 (o: the head's offset), the one at slot W - S + i for i < S, and generates
+/// it when some entry weights it. The work measure behind gpu-check's key-vectors per second.
 inline std::int64_t scanned_keys(const FullVectorHead& head) {
   const auto& g = head.geometry;
   std::int64_t phases = 0;
