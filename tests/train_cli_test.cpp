@@ -102,7 +102,7 @@ TEST_CASE("train --save-gates writes a gate file that niah (and its --knockout) 
   CHECK(knockout["knockout_result"]["head"] == 1);
 }
 
-TEST_CASE("train logs every K steps; --progress adds the time left") {
+TEST_CASE("train logs every K steps, and --progress adds the time left") {
   const auto plain = run_cli(kTiny);
   CHECK(plain.status == 0);
   CHECK(plain.out.find("step 10/30  loss ") != std::string::npos);
