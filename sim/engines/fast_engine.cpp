@@ -274,7 +274,9 @@ class RowNormals {
   int cols_;
   std::int64_t rows_;
   std::vector<float>& batch_;
-  std::int64_t first_ = -1;
+  // No batch drawn yet: every index lies outside [first_, first_ + size), so the first call
+  // draws (-1 would put index 0 inside and read the previous trial's numbers).
+  std::int64_t first_ = std::numeric_limits<std::int64_t>::min();
 };
 
 // Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2], likewise.
@@ -296,7 +298,9 @@ class PositionNormals {
   RandomStream stream_;
   std::uint32_t block_;
   std::vector<float>& batch_;
-  std::int64_t first_ = -1;
+  // No batch drawn yet: every index lies outside [first_, first_ + size), so the first call
+  // draws (-1 would put index 0 inside and read the previous trial's numbers).
+  std::int64_t first_ = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace
