@@ -6,6 +6,7 @@
 #include "cli/command.hpp"
 #include "cli/niah_table.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/engines/engine.hpp"
 
@@ -20,6 +21,7 @@ struct NiahOptions {
   int dim = 0;
   int knockout = 0;
   int threads = 0;
+  bool progress = false;
   std::string engine = "fast";
   std::string json;
   const CLI::Option *heads_given, *beta_given, *dim_given, *knockout_given;
@@ -37,13 +39,39 @@ struct NiahOptions {
   }
 };
 
+void check_niah_work(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
+  const auto& s = o.spec;
+  check_work("--window " + std::to_string(s.geometry.window) + ", --heads " +
+                 std::to_string(run.model.heads()) + ", --context " + std::to_string(s.context) +
+                 ", " + std::to_string(run.needles.trials()) + " trials, --engine " + engine.name(),
+             engine.estimate(run), Parallel{o.threads}.team());
+}
+
+// Said before the run, so that a long run does not hide them.
+std::vector<std::string> warnings(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
+  auto list = niah_warnings(o.given_spec());
+  if (const auto approximation = engine.approximation(run.model); !approximation.empty()) {
+    list.insert(list.begin(), "--engine " + engine.name() + " computes " + approximation +
+                                  ", which can be far off at --dim " + std::to_string(o.dim) +
+                                  " (--engine fast or full computes the model itself)");
+  }
+  return list;
+}
+
 int run_niah_command(const NiahRun& run, const Engine& engine, const NiahOptions& o,
                      std::ostream& out) {
+  const auto said = warn("niah", warnings(run, engine, o), out);
+  announce_long_run("niah", engine.estimate(run), Parallel{o.threads}.team(), out);
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_niah(run, engine, Parallel{o.threads});
+  const auto trials = engine.monte_carlo() ? run.needles.trials() : 0;
+  const auto parallel = with_progress(Parallel{o.threads}, o.progress,
+                                      static_cast<std::size_t>(trials), "trials", "niah", out);
+  const auto result = run_niah(run, engine, parallel);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (wants_table(o.json)) print_niah_table(run, engine.name(), result, elapsed.count(), out);
-  write_json(o.json, niah_document(run, engine.name(), engine.paths(run.model), result));
+  auto doc = niah_document(run, engine.name(), engine.paths(run.model), result);
+  doc["warnings"] = said;
+  write_json(o.json, doc);
   return kSuccess;
 }
 
@@ -73,6 +101,7 @@ void add_options(CLI::App& cmd, NiahOptions& o, const EngineRegistry& engines) {
   cmd.add_option("--engine", o.engine, join(engines.names(), ", "))->capture_default_str();
   cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
   add_threads_option(cmd, o.threads);
+  add_progress_option(cmd, o.progress);
   add_json_option(cmd, o.json);
 }
 
@@ -89,6 +118,7 @@ void add_niah_command(CLI::App& app, Action& action,
     const auto& engine = engines->find(options->engine);
     engine.check(run.model);
     check_threads(options->threads);
+    check_niah_work(run, engine, *options);
     action = [run, engines, &engine, options](std::ostream& out) {
       return run_niah_command(run, engine, *options, out);
     };

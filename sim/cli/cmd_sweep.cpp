@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/sweep/run.hpp"
@@ -41,6 +43,9 @@ CellTask parse_cell(const std::vector<std::string>& words) {
 }
 
 int run_sweep_command(const SweepOptions& options, const SweepPlan& plan, std::ostream& out) {
+  on_interrupt("phasesim sweep: interrupted; the finished cells are in " +
+               (plan.dir / "cells").string() + "; continue with: phasesim sweep " + options.file +
+               " --out " + options.out + " --resume");
   const auto pending = prepare_sweep_dir(plan, options.resume);
   const auto resumed = plan.cells.size() - pending.size();
   Progress progress(std::cerr, plan.cells.size(), resumed, ::isatty(STDERR_FILENO) == 1);
@@ -64,8 +69,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_flag("--resume", options->resume, "Continue an interrupted sweep in --out");
   cmd->add_option("--threads", options->threads, "Cells run at once (default: all cores)");
   cmd->callback([options, &action] {
-    require(options->threads >= 0,
-            "invalid --threads " + std::to_string(options->threads) + " (must be >= 0)");
+    check_threads(options->threads);
     auto plan = std::make_shared<SweepPlan>(
         plan_sweep(options->file, options->out, {parse_cell, command_has_option}));
     check_sweep_dir(*plan, options->resume);

@@ -1,7 +1,11 @@
 #include "cli/progress.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <memory>
 #include <ostream>
 
 namespace phasesim::cli {
@@ -16,37 +20,65 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
-Progress::Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal)
-    : out_(out), total_(total), resumed_(done), done_(done), terminal_(terminal) {}
+Progress::Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal,
+                   std::string unit, std::string label)
+    : out_(out),
+      total_(total),
+      resumed_(done),
+      done_(done),
+      terminal_(terminal),
+      unit_(std::move(unit)),
+      label_(std::move(label)) {}
 
-std::string Progress::status() const {
+std::string Progress::status(std::size_t done) const {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-  const auto ran = static_cast<double>(done_ - resumed_);
+  const auto ran = static_cast<double>(done - resumed_);
   const double rate = elapsed > 0 ? ran / elapsed : 0;
-  const auto left = static_cast<double>(total_ - done_);
-  std::string text = std::to_string(done_) + "/" + std::to_string(total_) + " cells";
+  const auto left = static_cast<double>(total_ - done);
+  std::string text = std::to_string(done) + "/" + std::to_string(total_) + " " + unit_;
   char numbers[96];
-  std::snprintf(numbers, sizeof numbers, ", %.2f cells/s, ", rate);
+  std::snprintf(numbers, sizeof numbers, ", %.2f %s/s, ", rate, unit_.c_str());
   text += numbers;
   text += rate > 0 ? duration_text(left / rate) + " left" : "time left unknown";
   return text;
 }
 
 void Progress::advance() {
-  ++done_;
+  const auto done = ++done_;
+  const bool last = done == total_;
+  // Other threads skip printing while one prints; the last unit always gets its line.
+  std::unique_lock lock(print_, std::defer_lock);
+  if (last) {
+    lock.lock();
+  } else if (!lock.try_lock()) {
+    return;
+  }
   const auto now = Clock::now();
-  const bool last = done_ == total_;
   const auto since = std::chrono::duration<double>(now - last_print_).count();
   if (!last && since < (terminal_ ? 0.1 : 5.0)) return;
   last_print_ = now;
   if (terminal_) {
     constexpr std::size_t kWidth = 30;
-    const std::size_t filled = total_ ? kWidth * done_ / total_ : kWidth;
+    const std::size_t filled = total_ ? kWidth * done / total_ : kWidth;
     out_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "
-         << status() << "   " << (last ? "\n" : "") << std::flush;
+         << status(done) << "   " << (last ? "\n" : "") << std::flush;
   } else {
-    out_ << "sweep: " << status() << '\n' << std::flush;
+    out_ << label_ << ": " << status(done) << '\n' << std::flush;
   }
+}
+
+void add_progress_option(CLI::App& command, bool& progress) {
+  command.add_flag("--progress", progress,
+                   "Show progress and the time left on stderr (default: only on a terminal)");
+}
+
+Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const std::string& unit,
+                       const std::string& label, const std::ostream& out) {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  if (out.rdbuf() == nullptr || !(wanted || terminal) || total == 0) return parallel;
+  auto progress = std::make_shared<Progress>(std::cerr, total, 0, terminal, unit, label);
+  parallel.item_done = [progress] { progress->advance(); };
+  return parallel;
 }
 
 }  // namespace phasesim::cli

@@ -38,6 +38,15 @@ class FullEngine final : public Engine {
   bool monte_carlo() const override { return true; }
   void check(const NiahModel& model) const override { require_full_vector(model, name()); }
   std::string approximation(const NiahModel&) const override { return ""; }
+  WorkEstimate estimate(const NiahRun& run) const override {
+    // Every trial draws a d-vector key for each token of every entry (about 2 ns per
+    // coordinate) and scores each entry once per head.
+    const auto& m = run.model;
+    const auto cells = static_cast<double>(m.entries()) * *m.dim * (m.geometry.window + m.heads());
+    auto estimate = Engine::estimate(run);
+    estimate.seconds += static_cast<double>(run.needles.trials()) * cells * 2e-9;
+    return estimate;
+  }
   std::vector<std::string> paths(const NiahModel& model) const override {
     return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
   }

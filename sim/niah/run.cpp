@@ -112,4 +112,23 @@ NiahRun make_run(const NiahSpec& spec) {
   return run;
 }
 
+std::vector<std::string> niah_warnings(const NiahSpec& spec) {
+  const auto& g = spec.geometry;
+  std::vector<std::string> warnings;
+  if (spec.groups % g.stride != 0) {
+    warnings.push_back("--groups " + std::to_string(spec.groups) +
+                       " is not a multiple of --stride " + std::to_string(g.stride) +
+                       ": groups mix needles of different phases, so the period cannot show "
+                       "(use a multiple of " +
+                       std::to_string(g.stride) + ")");
+  }
+  if (g.window < g.stride) {
+    warnings.push_back("--window " + std::to_string(g.window) + " < --stride " +
+                       std::to_string(g.stride) + ": phases 0 to " +
+                       std::to_string(g.stride - g.window - 1) +
+                       " are in no entry, so their needles are found only by chance");
+  }
+  return warnings;
+}
+
 }  // namespace phasesim

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <type_traits>
@@ -20,12 +21,19 @@
 
 namespace phasesim {
 
+/// The most threads a loop may ask for. Each OpenMP thread reserves its own stack, so
+/// --threads 100000 exhausts memory and crashes; no machine phasesim targets has more cores.
+inline constexpr int kMaxThreads = 1024;
+
 /// How a loop over independent items runs.
 struct Parallel {
   int threads = 0;  ///< OpenMP threads; 0: the OpenMP default (OMP_NUM_THREADS, else all cores)
+  /// Called after each item by the thread that ran it, so it must be thread-safe: how a
+  /// long run shows its progress (cli/progress.hpp). Empty: nothing is called.
+  std::function<void()> item_done = {};
 
-  /// The number of threads a loop runs on.
-  int team() const { return threads > 0 ? threads : omp_get_max_threads(); }
+  /// The number of threads a loop runs on, never above kMaxThreads (the CLI rejects more).
+  int team() const { return std::min(threads > 0 ? threads : omp_get_max_threads(), kMaxThreads); }
 };
 
 namespace detail {
@@ -78,6 +86,7 @@ void parallel_for(const Parallel& parallel, std::int64_t count, MakeState make_s
       if (failure.skip(i)) continue;
       try {
         body(i, state);
+        if (parallel.item_done) parallel.item_done();
       } catch (...) {
         failure.record(i, std::current_exception());
       }
