@@ -5,7 +5,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+#include <regex>
+#include <sstream>
 
 #include "cli_runner.hpp"
 
@@ -250,4 +251,35 @@ TEST_CASE("Ctrl-C during a sweep says where the results are and how to resume") 
                                       (out / "cells").string() +
                                       "; continue with: phasesim sweep " + file.string() +
                                       " --out " + out.string() + " --resume\n");
+}
+
+TEST_CASE("every option of every command refuses an empty value, every --threads 100000") {
+  const std::regex option(R"(^\s+(?:-\w,)?(--[a-z-]+)\s+(?:INT|UINT|FLOAT|TEXT|INT64))");
+  for (const char* command : {"coverage", "channel", "niah", "gpu-check", "optimize",
+                              "phase-diagram", "dynamics", "diversity", "theorem concentration",
+                              "theorem lockin", "theorem diversity", "sweep", "demo", "diagnose"}) {
+    std::istringstream help(run_cli(std::string(command) + " --help").out);
+    int checked = 0;
+    for (std::string line; std::getline(help, line);) {
+      std::smatch match;
+      if (!std::regex_search(line, match, option)) continue;
+      const std::string name = match[1];
+      CAPTURE(command);
+      CAPTURE(name);
+      const auto empty = run_cli(std::string(command) + " " + name + " ''");
+      CHECK(empty.status == 2);
+      CHECK(empty.err.find(": invalid " + name + " '' (an empty value: give one") !=
+            std::string::npos);
+      // sweep and diagnose need their file first; their --threads is checked above and in
+      // diagnose_table_test.cpp.
+      const bool file_first = std::string(command) == "sweep" || std::string(command) == "diagnose";
+      if (name == "--threads" && !file_first) {
+        const auto many = run_cli(std::string(command) + " --threads 100000");
+        CHECK(many.status == 2);
+        CHECK(many.err.find("invalid --threads 100000 (must be in [0, 1024]") != std::string::npos);
+      }
+      ++checked;
+    }
+    CHECK(checked > 0);
+  }
 }

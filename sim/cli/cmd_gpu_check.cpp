@@ -127,6 +127,10 @@ void add_gpu_check_command(CLI::App& app, Action& action,
   cmd->callback([o, engines, &action] {
     const auto run = make_run(o->spec);
     check_threads(o->threads);
+    // The CPU full engine is the reference: bound its share of the work up front.
+    check_work("the CPU reference of --context " + std::to_string(o->spec.context) + ", " +
+                   std::to_string(run.needles.trials()) + " trials",
+               engines->find("full").estimate(run), Parallel{o->threads}.team());
     const auto reason = gpu_unavailable_reason();
     require(reason.empty(), reason);
     action = [o, run, engines](std::ostream& out) { return run_gpu_check(*o, run, *engines, out); };

@@ -103,6 +103,7 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
     if (seeded) words.push_back("--seed=" + std::to_string(cell.seed));
     words.push_back("--json=" + cell_path(dir, cell).string());
     plan.tasks.push_back(parse_cell(command, words, cell));
+    if (command.cell_checked) command.cell_checked(plan.tasks.size(), plan.cells.size());
   }
   plan.manifest = manifest(plan.spec, plan.cells, seeded);
   return plan;
