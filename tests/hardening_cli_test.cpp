@@ -50,8 +50,8 @@ TEST_CASE("crashes and hangs are refused up front with the estimate and the limi
        "phasesim niah: too large: --window 1000000000 needs about 30 GiB of memory (the limit "
        "is 4.0 GiB)"},
       {"niah --engine full --dim 4096 --context 100000000 --prompts 100000 --threads 2",
-       "phasesim niah: too large: --window 8, 1 heads, --context 100000000, 800000 trials, "
-       "--engine full would take about 1732 days on 2 threads (the limit is 24 hours)"},
+       "phasesim niah: too large: --window 8, --heads 1, --context 100000000, 800000 trials, "
+       "--engine full would take about 8533 days on 2 threads (the limit is 24 hours)"},
   });
   // optimize runs on every core: the estimate's wall time depends on the machine.
   const auto optimize = run_cli("optimize --window 4096 --stride 4096 --entries 100000");
@@ -154,9 +154,9 @@ TEST_CASE("messages that say what is wrong") {
        "phasesim sweep: invalid sweep file " + threads +
            " (option 'threads' cannot be swept: results do not depend on it; sweep --threads "
            "sets how many cells run at once)"},
-      {"sweep " + grid + " --out /proc/phasesim-sweep",
-       "phasesim sweep: invalid --out /proc/phasesim-sweep (cannot create it: /proc is not a "
-       "writable folder)"},
+      {"sweep " + grid + " --out " + grid + "/sub",  // under a file, even for root
+       "phasesim sweep: invalid --out " + grid + "/sub (cannot create it: " + grid +
+           " is not a writable folder)"},
   });
 }
 
