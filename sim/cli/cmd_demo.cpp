@@ -1,9 +1,8 @@
 // phasesim demo: the main job, a guided tour of the model in under a minute.
 //
-// Each step is an ordinary phasesim command line, run in-process through the same parser
-// a user's command goes through, printing its table and writing its JSON into the demo
-// folder; the figures come from the scripts in plots/ when a Python with matplotlib was
-// found at configure time.
+// Each step is an ordinary phasesim command line, run in-process through the same parser a
+// user's command goes through, printing its table and writing its JSON into the demo folder;
+// the figures come from plots/ when a Python with matplotlib was found at configure time.
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
@@ -15,6 +14,7 @@
 
 #include "cli/command.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 
 namespace phasesim::cli {
 namespace {
@@ -124,7 +124,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
           "invalid --out " + options.out + " (cannot create that directory)");
   out << "phasesim demo: phase-sensitive KV-cache compression in four steps.\n";
   for (const auto& step : kTour) run_step(step, dir, out);
-  if (options.figures) render_figures(dir, out);
+  if (options.figures) on_root([&] { render_figures(dir, out); });  // in a job, once
   out << "\nEverything above is also data: the JSON of every step is in " << dir.string()
       << "/.\nNext: README.md (the tour and the commands), experiments/ (one folder per "
          "claim),\ntheory/THEORY.md (the statements and proofs).\n";

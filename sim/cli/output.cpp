@@ -10,7 +10,9 @@
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 #include "phasesim/core/parallel.hpp"
+#include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
 
@@ -24,6 +26,16 @@ void add_geometry_options(CLI::App& command, Geometry& geometry) {
       ->capture_default_str();
   command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
       ->capture_default_str();
+}
+
+void add_arch_option(CLI::App& command, std::string& path,
+                     const std::vector<std::string>& shorthand) {
+  auto* option = command.add_option(
+      "--arch", path,
+      "Architecture: a TOML file of layers of heads (window, stride, offset, gate per head) or "
+      "a preset (" +
+          join(architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
+  for (const auto& name : shorthand) option->excludes(name);
 }
 
 void add_threads_option(CLI::App& command, int& threads) {
@@ -51,17 +63,19 @@ void check_json_path(const std::string& path) {
 
 void write_json(const std::string& path, const Json& document) {
   if (path.empty()) return;
-  const std::string text = document.dump(2) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-  } else {
-    write_file_atomically(path, text);
-  }
+  on_root([&] {  // in an MPI job every rank has the document; rank 0 writes it
+    const std::string text = document.dump(2) + "\n";
+    if (path == "-") {
+      std::cout << text << std::flush;
+    } else {
+      write_file_atomically(path, text);
+    }
+  });
 }
 
 Json warn(const std::string& command, const std::vector<std::string>& warnings,
           const std::ostream& out) {
-  if (out.rdbuf() != nullptr) {
+  if (out.rdbuf() != nullptr && job_rank().root()) {
     for (const auto& w : warnings)
       std::cerr << "phasesim " << command << ": warning: " << w << '\n';
   }
@@ -71,7 +85,7 @@ Json warn(const std::string& command, const std::vector<std::string>& warnings,
 void announce_long_run(const std::string& command, const WorkEstimate& estimate, int threads,
                        const std::ostream& out) {
   const auto note = long_run_note(estimate, threads);
-  if (!note.empty() && out.rdbuf() != nullptr) {
+  if (!note.empty() && out.rdbuf() != nullptr && job_rank().root()) {
     std::cerr << "phasesim " << command << ": note: this run is " << note << '\n';
   }
 }

@@ -3,13 +3,15 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <ostream>
 
+#include "phasesim/core/job.hpp"
+
 namespace phasesim::cli {
-namespace {
 
 std::string duration_text(double seconds) {
   const auto s = static_cast<long>(std::lround(seconds));
@@ -17,8 +19,6 @@ std::string duration_text(double seconds) {
   std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
   return text;
 }
-
-}  // namespace
 
 Progress::Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal,
                    std::string unit, std::string label)
@@ -43,16 +43,11 @@ std::string Progress::status(std::size_t done) const {
   return text;
 }
 
-void Progress::advance() {
-  const auto done = ++done_;
+void Progress::finished(std::size_t ran) {
+  if (resumed_ + ran <= done_) return;
+  done_ = resumed_ + ran;
+  const auto done = done_;
   const bool last = done == total_;
-  // Other threads skip printing while one prints; the last unit always gets its line.
-  std::unique_lock lock(print_, std::defer_lock);
-  if (last) {
-    lock.lock();
-  } else if (!lock.try_lock()) {
-    return;
-  }
   const auto now = Clock::now();
   const auto since = std::chrono::duration<double>(now - last_print_).count();
   if (!last && since < (terminal_ ? 0.1 : 5.0)) return;
@@ -75,9 +70,14 @@ void add_progress_option(CLI::App& command, bool& progress) {
 Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const std::string& unit,
                        const std::string& label, const std::ostream& out) {
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  if (out.rdbuf() == nullptr || !(wanted || terminal) || total == 0) return parallel;
+  // In an MPI job rank 0 alone shows the job's progress.
+  if (out.rdbuf() == nullptr || !(wanted || terminal) || total == 0 || !job_rank().root()) {
+    return parallel;
+  }
   auto progress = std::make_shared<Progress>(std::cerr, total, 0, terminal, unit, label);
-  parallel.item_done = [progress] { progress->advance(); };
+  parallel.progress = [progress](std::int64_t ran) {
+    progress->finished(static_cast<std::size_t>(ran));
+  };
   return parallel;
 }
 

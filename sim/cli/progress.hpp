@@ -1,18 +1,20 @@
 #pragma once
 // Progress of a long run on stderr, with an estimate of the time left: a redrawn bar on a
 // terminal, plain lines otherwise. Commands show it on a terminal or with --progress; a
-// Parallel from with_progress() advances it as the loop's items finish.
+// Parallel from with_progress() reports to it as the loop's items finish (Parallel::progress
+// calls come one at a time, so Progress needs no lock).
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
-#include <mutex>
 #include <string>
 
 #include "phasesim/core/parallel.hpp"
 
 namespace phasesim::cli {
+
+/// "h:mm:ss" of a duration, rounded to the second.
+std::string duration_text(double seconds);
 
 class Progress {
  public:
@@ -21,9 +23,13 @@ class Progress {
   Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal,
            std::string unit = "cells", std::string label = "sweep");
 
-  /// One more unit finished; redraws at most every 0.1 s on a terminal and prints a
-  /// line at most every 5 s otherwise, and always for the last unit. Thread-safe.
-  void advance();
+  /// `ran` units of this run finished (a count not above the last one is ignored); redraws
+  /// at most every 0.1 s on a terminal and prints a line at most every 5 s otherwise, and
+  /// always for the last unit.
+  void finished(std::size_t ran);
+
+  /// One more unit finished, after the last count given (one caller at a time).
+  void advance() { finished(done_ - resumed_ + 1); }
 
  private:
   std::string status(std::size_t done) const;
@@ -32,11 +38,10 @@ class Progress {
   std::ostream& out_;
   std::size_t total_;
   std::size_t resumed_;
-  std::atomic<std::size_t> done_;
+  std::size_t done_;
   bool terminal_;
   std::string unit_;
   std::string label_;
-  std::mutex print_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_print_ = start_;
 };

@@ -9,7 +9,7 @@ namespace phasesim {
 
 WorkEstimate Engine::estimate(const NiahRun& run) const {
   const auto& m = run.model;
-  const double heads = m.heads(), window = m.geometry.window;
+  const double heads = m.heads(), window = m.max_window();
   const auto trials = static_cast<double>(run.needles.trials());
   // Measured on the fast engine: about 0.1 us per trial and head plus 2 ns per slot; the
   // gates and their per-thread copies, and one outcome per trial and head.
@@ -59,7 +59,7 @@ OutcomeTable outcomes_of(const NiahRun& run, const std::vector<Argmax>& argmaxes
     const std::int64_t needle = run.needles.position(run.model.seed, static_cast<std::uint32_t>(i));
     for (int h = 0; h < heads; ++h) {
       const auto& best = argmaxes[static_cast<std::size_t>(i * heads + h)];
-      table.set(i, h, entry_contains(run.model.geometry, best.entry, needle));
+      table.set(i, h, entry_contains(run.model.geometry(h), best.entry, needle));
     }
   }
   return table;
