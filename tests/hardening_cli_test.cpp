@@ -53,6 +53,16 @@ TEST_CASE("crashes and hangs are refused up front with the estimate and the limi
        "phasesim niah: too large: --window 8, --heads 1, --context 100000000, 800000 trials, "
        "--engine full would take about 8533 days on 2 threads (the limit is 24 hours)"},
   });
+  // train's total work, steps x batch x context, not each factor alone.
+  const auto train = run_cli("train --steps 1000000 --batch 4096 --context 8192 --threads 2");
+  CHECK(train.status == 2);
+  CHECK(
+      train.err.starts_with("phasesim train: too large: --steps 1000000 x --batch 4096 x "
+                            "--context 8192 (--heads 8, --dim 32) would take about "));
+  CHECK(train.err.ends_with(" days on 2 threads (the limit is 24 hours)\n"));
+  const auto compare = run_cli("compare nsa --threads 100000");
+  CHECK(compare.status == 2);
+  CHECK(compare.err.find("invalid --threads 100000 (must be in [0, 1024]") != std::string::npos);
   // optimize runs on every core: the estimate's wall time depends on the machine.
   const auto optimize = run_cli("optimize --window 4096 --stride 4096 --entries 100000");
   CHECK(optimize.status == 2);
@@ -207,6 +217,16 @@ TEST_CASE("warnings on stderr and in the JSON where the output cannot show the m
              "--window 2 < --stride 4: phases 0 to 1 are in no entry, so their needles are found "
              "only by chance"}));
   CHECK(phasesim::test::run_json("niah --context 4096 --prompts 4")["warnings"].empty());
+  // An architecture's heads are checked, not the unused --stride default (nsa: S = 16).
+  CHECK(phasesim::test::run_json(
+            "niah --arch nsa --groups 8 --context 4096 --prompts 4")["warnings"] ==
+        nlohmann::json::array({"--groups 8 is not a multiple of stride 16 of "
+                               "layer 1 head 1: groups mix needles of "
+                               "different phases, so the period cannot show "
+                               "(use a multiple of 16)"}));
+  CHECK(
+      phasesim::test::run_json("niah --arch nsa --groups 16 --context 4096 --prompts 4")["warnings"]
+          .empty());
 }
 
 TEST_CASE("diversity: the slope says which one it is, and n/a where it is not defined") {
@@ -255,9 +275,10 @@ TEST_CASE("Ctrl-C during a sweep says where the results are and how to resume") 
 
 TEST_CASE("every option of every command refuses an empty value, every --threads 100000") {
   const std::regex option(R"(^\s+(?:-\w,)?(--[a-z-]+)\s+(?:INT|UINT|FLOAT|TEXT|INT64))");
-  for (const char* command : {"coverage", "channel", "niah", "gpu-check", "optimize",
-                              "phase-diagram", "dynamics", "diversity", "theorem concentration",
-                              "theorem lockin", "theorem diversity", "sweep", "demo", "diagnose"}) {
+  for (const char* command :
+       {"coverage", "channel", "niah", "gpu-check", "precision-check", "compare", "optimize",
+        "phase-diagram", "dynamics", "diversity", "theorem concentration", "theorem lockin",
+        "theorem diversity", "train", "sweep", "demo", "diagnose"}) {
     std::istringstream help(run_cli(std::string(command) + " --help").out);
     int checked = 0;
     for (std::string line; std::getline(help, line);) {
@@ -270,9 +291,11 @@ TEST_CASE("every option of every command refuses an empty value, every --threads
       CHECK(empty.status == 2);
       CHECK(empty.err.find(": invalid " + name + " '' (an empty value: give one") !=
             std::string::npos);
-      // sweep and diagnose need their file first; their --threads is checked above and in
-      // diagnose_table_test.cpp.
-      const bool file_first = std::string(command) == "sweep" || std::string(command) == "diagnose";
+      // sweep, diagnose and compare need their files first; their --threads is checked above,
+      // in diagnose_table_test.cpp and below.
+      const bool file_first = std::string(command) == "sweep" ||
+                              std::string(command) == "diagnose" ||
+                              std::string(command) == "compare";
       if (name == "--threads" && !file_first) {
         const auto many = run_cli(std::string(command) + " --threads 100000");
         CHECK(many.status == 2);
