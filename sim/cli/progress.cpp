@@ -75,8 +75,15 @@ Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const 
     return parallel;
   }
   auto progress = std::make_shared<Progress>(std::cerr, total, 0, terminal, unit, label);
-  parallel.progress = [progress](std::int64_t ran) {
-    progress->finished(static_cast<std::size_t>(ran));
+  // A run of several loops (optimize's starts, then its polish) counts on across them: each
+  // loop's counts grow from 1, so a count not above the last one starts the next loop.
+  struct Loops {
+    std::int64_t before = 0, last = 0;
+  };
+  parallel.progress = [progress, loops = std::make_shared<Loops>()](std::int64_t ran) {
+    if (ran <= loops->last) loops->before += loops->last;
+    loops->last = ran;
+    progress->finished(static_cast<std::size_t>(loops->before + ran));
   };
   return parallel;
 }
