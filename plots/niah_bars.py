@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Per-group retrieval accuracy of a `phasesim niah` result as bars with 95% intervals
-(the published NIAH table as a figure). Several results are drawn side by side.
+(the published NIAH table as a figure). Several results are drawn side by side; a sweep's
+results.csv gives one series per cell.
 
 Example: plots/niah_bars.py v4.json full.json --label "W8/S4" --label "full attention" --out fig/bars
 """
 import numpy as np
 
-from plotting import load_json, parser, plt, save
+from plotting import load_json, niah_docs_from_csv, parser, plt, save, unique_labels
 
 
 def model_name(doc):
@@ -23,8 +24,10 @@ def main():
     args = p.parse_args()
 
     paths = [args.input] + args.more
-    docs = [load_json(path, "niah") for path in paths]
+    docs = [doc for path in paths
+            for doc in (niah_docs_from_csv(path) if path.endswith(".csv") else [load_json(path, "niah")])]
     labels = args.label + [f"{model_name(d)} {d['engine']}" for d in docs[len(args.label):]]
+    labels = unique_labels(labels[:len(docs)], docs)
 
     width = 0.8 / len(docs)
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(docs[0]["groups"]) * len(docs)), 3.6))

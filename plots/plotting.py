@@ -47,6 +47,61 @@ def load_csv(path):
         fail(f"cannot read {path} ({e})")
 
 
+def as_number(text):
+    """The number a CSV or command-line field holds ("6" and "6.0" alike), else the text."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def same_value(a, b):
+    """True when two fields are equal as numbers (6 == 6.0) or, failing that, as text."""
+    x, y = as_number(a), as_number(b)
+    return x == y if isinstance(x, float) and isinstance(y, float) else str(a) == str(b)
+
+
+def unique_labels(labels, docs):
+    """Legend labels with every repeated one told apart by the parameters in which its
+    documents differ ("W8/S4 fast, beta=6"), or by their position when none differ."""
+    result = list(labels)
+    for label in set(labels):
+        same = [i for i, text in enumerate(labels) if text == label]
+        if len(same) < 2:
+            continue
+        keys = [k for k, v in docs[same[0]].items()
+                if not isinstance(v, (list, dict)) and k not in ("cell", "phasesim_version")
+                and len({json.dumps(docs[i].get(k)) for i in same}) > 1]
+        for n, i in enumerate(same):
+            detail = ", ".join(f"{k}={docs[i].get(k)}" for k in keys) or f"#{n + 1}"
+            result[i] = f"{label}, {detail}"
+    return result
+
+
+def niah_docs_from_csv(path):
+    """The niah results in a sweep's results.csv, one document per cell with the keys the
+    plot scripts read (parameters, groups, summary)."""
+    rows = load_csv(path)
+    if not rows or "group" not in rows[0] or "accuracy" not in rows[0]:
+        fail(f"{path} holds no niah results (it needs the columns group and accuracy: a "
+             f"results.csv of a sweep of 'niah')")
+    docs = {}
+    for r in rows:
+        doc = docs.setdefault(r["cell"], {k: as_number(v) for k, v in r.items()
+                                          if not k.startswith("summary_")})
+        doc.setdefault("summary", {k[len("summary_"):]: as_number(v) for k, v in r.items()
+                                   if k.startswith("summary_")})
+        doc.setdefault("groups", []).append({k: as_number(r[k]) for k in
+                                             ("group", "accuracy", "ci_low", "ci_high")})
+    for doc in docs.values():
+        for key in ("window", "stride", "group"):
+            if isinstance(doc.get(key), float):
+                doc[key] = int(doc[key])
+        for g in doc["groups"]:
+            g["group"] = int(g["group"])
+    return list(docs.values())
+
+
 def save(fig, out):
     """Writes OUT.png and OUT.svg (creating the folder) and closes the figure."""
     folder = os.path.dirname(out)

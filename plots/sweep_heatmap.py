@@ -7,14 +7,7 @@ unless --where NAME=VALUE filters them first.
 """
 import numpy as np
 
-from plotting import fail, load_csv, parser, plt, save
-
-
-def as_number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return text
+from plotting import as_number, fail, load_csv, parser, plt, same_value, save
 
 
 def label(value):
@@ -30,14 +23,24 @@ def main():
     args = p.parse_args()
 
     rows = load_csv(args.input)
+    columns = list(rows[0]) if rows else []
+    for column in [args.x, args.y, args.value] + [c.partition("=")[0] for c in args.where]:
+        if rows and column not in columns:
+            fail(f"{args.input} has no column '{column}' (columns: {', '.join(columns)})")
     for condition in args.where:
         name, _, value = condition.partition("=")
-        rows = [r for r in rows if r.get(name) == value]
+        kept = [r for r in rows if same_value(r[name], value)]  # beta=6 matches 6.0
+        if not kept and rows:
+            seen = sorted({r[name] for r in rows})
+            fail(f"{args.input}: no rows with {name}={value} ({name} takes {', '.join(seen)})")
+        rows = kept
     if not rows:
         fail(f"{args.input}: no rows to plot")
-    for column in (args.x, args.y, args.value):
-        if column not in rows[0]:
-            fail(f"{args.input} has no column '{column}' (columns: {', '.join(rows[0])})")
+    text = next((r[args.value] for r in rows
+                 if r[args.value] != "" and not isinstance(as_number(r[args.value]), float)), None)
+    if text is not None:
+        fail(f"--value {args.value} is not a numeric column (it holds '{text}'); "
+             f"use a result such as accuracy")
 
     xs = sorted({as_number(r[args.x]) for r in rows}, key=lambda v: (isinstance(v, str), v))
     ys = sorted({as_number(r[args.y]) for r in rows}, key=lambda v: (isinstance(v, str), v))

@@ -140,7 +140,7 @@ TEST_CASE("diagnose CLI: bad tables and options exit 2 with one line and write n
            "invalid --context 7 (must be at least 8 tokens: two entries of the stride, or of "
            "the group count without one)"},
           {good + " --threads -1",
-           "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
+           "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
       },
       "diagnose");
   // The output folder is checked before the work starts.

@@ -47,7 +47,7 @@ TEST_CASE("gpu-check bad input: exact message, exit status 2, no output file") {
       {"--prompts 0", "invalid --prompts 0 (must be at least 1)"},
       {"--context 4",
        "invalid --context 4 (must be at least 24 for --window 8, --stride 4 and --groups 8)"},
-      {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
+      {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
   };
   phasesim::test::check_refused(cases, "gpu-check");
 }

@@ -127,7 +127,7 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
       {"--heads 0", "invalid --heads 0 (must be in [1, 4096])"},
       {"--content-noise -1", "invalid --content-noise -1 (must be finite and >= 0)"},
       {"--beta -2", "invalid --beta -2 (must be finite and >= 0)"},
-      {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
+      {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
   };
   phasesim::test::check_refused(cases, "niah");
 }

@@ -37,7 +37,7 @@ TEST_CASE("precision-check bad input: exact message, exit status 2, no output fi
       {"--dim 1", "invalid --dim 1 (must be in [2, 65536])"},
       {"--gate weights:1,2", "invalid gate 'weights:1,2' (has 2 values, the window needs 8)"},
       {"--prompts 0", "invalid --prompts 0 (must be at least 1)"},
-      {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
+      {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
   };
   phasesim::test::check_refused(cases, "precision-check");
 }

@@ -215,7 +215,7 @@ struct Square {
     return {[this](const std::vector<std::string>& words) { return parse(words); },
             [](const std::vector<std::string>& command, const std::string& option) {
               require(command == std::vector<std::string>{"square"}, "unknown command");
-              return option == "--seed";
+              return option == "--seed" || option == "--json";
             }};
   }
 
@@ -308,7 +308,8 @@ TEST_CASE("resuming runs exactly the cells without a valid document, and checks 
       write_file(dir / "r.toml", text.replace(text.find("seed = 3"), 8, "seed = 4"));
   CHECK_THROWS_WITH_AS(check_sweep_dir(plan_sweep(reseeded, out, square.command()), true),
                        ("cannot resume in " + out.string() +
-                        " (it holds a sweep of another command or seed; use another --out)")
+                        " (it holds a sweep with another seed: resume with the same sweep file, "
+                        "or use another --out)")
                            .c_str(),
                        InputError);
 }

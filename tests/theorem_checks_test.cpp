@@ -196,9 +196,10 @@ TEST_CASE("diversity for N of order S: outside, disagree, and one N has no slope
   const auto small = check_diversity(m, {1, 2, 4}, {});
   CHECK_FALSE(small.verdict.inside);
   CHECK_FALSE(small.verdict.agree);
-  const auto one = check_diversity(m, {1024}, {});
-  CHECK(std::isnan(one.local_slope));
-  CHECK(one.verdict.check.ends_with("slope over the last two N n/a"));
+  // One N used to give slope n/a and still agree (issue 12): the slope needs two N.
+  CHECK_THROWS_WITH_AS(check_diversity(m, {1024}, {}),
+                       "invalid --heads 1024 (the slope check needs at least two N, e.g. 512,1024)",
+                       InputError);
 }
 
 TEST_CASE("diversity check validation messages") {
@@ -206,5 +207,6 @@ TEST_CASE("diversity check validation messages") {
   settings.tolerance = 0;
   CHECK_THROWS_WITH_AS(settings.validate(), "invalid --tolerance 0 (must be > 0)", InputError);
   CHECK_THROWS_WITH_AS(check_diversity(DiversityModel{}, {}, {}),
-                       "invalid --heads (give at least one N)", InputError);
+                       "invalid --heads  (the slope check needs at least two N, e.g. 512,1024)",
+                       InputError);
 }

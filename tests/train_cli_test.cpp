@@ -136,7 +136,7 @@ TEST_CASE("train bad input: exact message, exit status 2, no output file") {
       {"--log-every 0", "invalid --log-every 0 (must be in [1, 10000000])"},
       {"--groups 0", "invalid --groups 0 (must be at least 1)"},
       {"--prompts 0", "invalid --prompts 0 (must be at least 1)"},
-      {"--threads -1", "invalid --threads -1 (must be >= 0; 0 uses the OpenMP default)"},
+      {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
       {"--save-gates /nonexistent/gates.json",
        "cannot write '/nonexistent/gates.json' (No such file or directory)"},
       {"--save-gates /tmp", "cannot write '/tmp' (Is a directory)"},

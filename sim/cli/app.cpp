@@ -5,6 +5,8 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/output.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/engines/engine.hpp"
@@ -23,14 +25,71 @@ std::string command_path(const CLI::App& app) {
   return path;
 }
 
-// "unknown command 'x' (commands: a, b, ...)" when the first word names no command.
-std::string unknown_command(CLI::App& app, const std::string& word) {
+// The names of the commands under `app`: "a, b, c".
+std::string command_names(CLI::App& app) {
   std::string names;
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (sub->get_name() == word) return {};
     names += (names.empty() ? "" : ", ") + sub->get_name();
   }
-  return "unknown command '" + word + "' (commands: " + names + ")";
+  return names;
+}
+
+// "unknown command 'theorem x' (theorem commands: a, b, ...)" when a word where a command is
+// due names none, "missing command ..." when none is given; empty when the words are fine.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path;
+  for (int i = 1; at->get_require_subcommand_min() > 0; ++i) {
+    const std::string kind = (path.empty() ? "" : path + " ") + "commands: " + command_names(*at);
+    const std::string word = i < argc ? argv[i] : "";
+    if (word == "--help" || word == "-h" || word == "--version") return {};
+    if (word.empty() || word[0] == '-') {
+      return "missing command" + (path.empty() ? "" : " after '" + path + "'") + " (" + kind + ")";
+    }
+    path += (path.empty() ? "" : " ") + word;
+    try {
+      at = at->get_subcommand(word);
+    } catch (const CLI::OptionNotFound&) {
+      return "unknown command '" + path + "' (" + kind + ")";
+    }
+  }
+  return {};
+}
+
+// An empty value ('' in the shell, "1,,2" in a list) would read as 0, as no file or as a
+// default: refuse it by name instead of computing something the user did not ask for.
+void refuse_empty_values(CLI::App& app) {
+  for (auto* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;  // a flag
+    const auto name = option->get_name();
+    const auto allowed = option->get_required() ? ")" : ", or leave " + name + " out)";
+    option->check(CLI::Validator(
+        [name, allowed](std::string& value) {
+          require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
+          return std::string();
+        },
+        ""));
+  }
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
+// The command that runs (the last subcommand given).
+const CLI::App& selected(const CLI::App& app) {
+  const auto* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return *at;
+}
+
+// A --json PATH that cannot be written is refused before any work, not after it. Only the
+// command line's own: a sweep's cells write into folders the sweep makes. Ctrl-C then says
+// that nothing was written (a sweep says more, see cmd_sweep.cpp).
+void check_output_paths(const CLI::App& app) {
+  const auto* json = selected(app).get_option_no_throw("--json");
+  const bool file = json != nullptr && json->count() > 0 && json->as<std::string>() != "-";
+  if (file) check_json_path(json->as<std::string>());
+  on_interrupt(
+      command_path(app) + ": interrupted; nothing was written" +
+      (file ? " (--json " + json->as<std::string>() + " is written when the run ends)" : ""));
 }
 
 }  // namespace
@@ -58,6 +117,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
   add_diagnose_command(*app, action);
+  refuse_empty_values(*app);
   return app;
 }
 
@@ -115,13 +175,12 @@ Stop stop_for(const CLI::App& app, const std::exception& e) {
 
 // Parses the command line into `action`; the Stop when the command must not run.
 std::optional<Stop> parse(CLI::App& app, int argc, char** argv, bool root) {
-  if (argc > 1 && argv[1][0] != '-') {
-    if (const auto message = unknown_command(app, argv[1]); !message.empty()) {
-      return Stop{kBadInput, "phasesim", message};
-    }
+  if (const auto message = unknown_command(app, argc, argv); !message.empty()) {
+    return Stop{kBadInput, "phasesim", message};
   }
   try {
     app.parse(argc, argv);
+    check_output_paths(app);
     return std::nullopt;
   } catch (const CLI::Success& e) {  // --help, --version: printed once, by rank 0
     return Stop{root ? app.exit(e) : kSuccess, "", ""};

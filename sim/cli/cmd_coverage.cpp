@@ -114,6 +114,10 @@ void add_coverage_command(CLI::App& app, Action& action) {
       return;
     }
     options->geometry.validate();
+    // The table and the JSON list every slot: measured 0.7 s and 58 MB per million slots.
+    const double window = options->geometry.window;
+    check_work("--window " + std::to_string(options->geometry.window), {7e-7 * window, 64 * window},
+               1);
     auto gate = parse_gate(options->gate, options->geometry.window);
     action = [options, gate](std::ostream& out) { return run_coverage(*options, gate, out); };
   });

@@ -17,7 +17,7 @@ struct DiversityOptions {
   DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {4, 8, 16, 32, 64, 128, 256, 512, 1024}};
   int samples = 0;
   std::uint64_t seed = 1;
-  // Joint training (only with --train-heads).
+  // Joint training (only with --train-heads):
   ObjectiveOptions channel;
   std::vector<int> train_heads;
   int train_runs = 12;
@@ -56,14 +56,16 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
                    fixed(r.p_all_covered, 6), fixed(r.expected_blind, 4)});
   }
   doc["rows"] = rows_json;
-  doc["slope"] = log_log_slope(rows);
+  const double slope = log_log_slope(rows);  // NaN (one N, or S = 1: no gap): null
+  doc["slope"] = slope;
+  doc["slope_fit"] = "least squares over all N";
   doc["constant_c"] = m.constant();
   const bool table_out = wants_table(options.json);
   if (table_out) {
     out << "diversification gain, S=" << m.stride << " beta_o=" << m.beta_out << " p=" << m.success
         << " M=" << m.loss.answers << " (exact over the multinomial head assignment)\n";
     table.print(out);
-    out << "\nlog-log slope of the gap: " << fixed(doc["slope"].get<double>(), 4) << '\n';
+    out << "\n" << slope_line(slope) << '\n';
   }
   if (!options.train_heads.empty()) {
     put_objective(doc, options.channel);

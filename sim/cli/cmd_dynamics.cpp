@@ -4,6 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/dynamics_batch.hpp"
@@ -17,6 +18,7 @@ struct DynamicsCommandOptions {
   int reweight_at = -1;
   std::vector<double> weights;
   int record_every = 200;
+  bool progress = false;
   std::string json;
 };
 
@@ -56,7 +58,8 @@ void print_runs(const std::vector<BatchRun>& runs, std::ostream& out) {
 int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
   const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto batch = run_dynamics_batch(objective, specs, settings(options, objective), Parallel{});
+  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "dynamics", out);
+  const auto batch = run_dynamics_batch(objective, specs, settings(options, objective), parallel);
 
   auto doc = new_document("dynamics");
   put_objective(doc, options.objective);
@@ -118,6 +121,7 @@ void add_dynamics_command(CLI::App& app, Action& action) {
       ->delimiter(',');
   cmd->add_option("--record-every", options->record_every, "Trajectory points every K steps")
       ->capture_default_str();
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     validate(*options);

@@ -7,6 +7,7 @@
 #include "cli/niah_options.hpp"
 #include "cli/niah_table.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/engines/engine.hpp"
 
@@ -18,6 +19,7 @@ struct NiahOptions {
   RunOptions run;
   int heads = 1;
   int knockout = 0;
+  bool progress = false;
   std::string arch;
   const CLI::Option *heads_given, *knockout_given;
 
@@ -30,15 +32,41 @@ struct NiahOptions {
   }
 };
 
+void check_niah_work(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
+  const auto& s = o.run.spec;
+  check_work("--window " + std::to_string(s.geometry.window) + ", --heads " +
+                 std::to_string(run.model.heads()) + ", --context " + std::to_string(s.context) +
+                 ", " + std::to_string(run.needles.trials()) + " trials, --engine " + engine.name(),
+             engine.estimate(run), Parallel{o.run.threads}.team());
+}
+
+// Said before the run, so that a long run does not hide them.
+std::vector<std::string> warnings(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
+  auto list = niah_warnings(o.given_spec());
+  if (const auto approximation = engine.approximation(run.model); !approximation.empty()) {
+    list.insert(list.begin(), "--engine " + engine.name() + " computes " + approximation +
+                                  ", which can be far off at --dim " + std::to_string(o.run.dim) +
+                                  " (--engine fast or full computes the model itself)");
+  }
+  return list;
+}
+
 int run_niah_command(const NiahRun& run, const Engine& engine, const NiahOptions& o,
                      std::ostream& out) {
+  const auto said = warn("niah", warnings(run, engine, o), out);
+  announce_long_run("niah", engine.estimate(run), Parallel{o.run.threads}.team(), out);
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_niah(run, engine, Parallel{o.run.threads});
+  const auto trials = engine.monte_carlo() ? run.needles.trials() : 0;
+  const auto parallel = with_progress(Parallel{o.run.threads}, o.progress,
+                                      static_cast<std::size_t>(trials), "trials", "niah", out);
+  const auto result = run_niah(run, engine, parallel);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (wants_table(o.run.json)) {
     print_niah_table(run, engine.name(), result, elapsed.count(), out);
   }
-  write_json(o.run.json, niah_document(run, engine.name(), engine.paths(run.model), result));
+  auto doc = niah_document(run, engine.name(), engine.paths(run.model), result);
+  doc["warnings"] = said;
+  write_json(o.run.json, doc);
   return kSuccess;
 }
 
@@ -53,6 +81,7 @@ void add_options(CLI::App& cmd, NiahOptions& o, const EngineRegistry& engines) {
   add_run_options(cmd, o.run, engines);
   o.knockout_given = cmd.add_option(
       "--knockout", o.knockout, "Also report each group without head H (0-based, over all layers)");
+  add_progress_option(cmd, o.progress);
 }
 
 }  // namespace
@@ -68,6 +97,7 @@ void add_niah_command(CLI::App& app, Action& action,
     const auto& engine = engines->find(options->run.engine);
     engine.check(run.model);
     check_threads(options->run.threads);
+    check_niah_work(run, engine, *options);
     action = [run, engines, &engine, options](std::ostream& out) {
       return run_niah_command(run, engine, *options, out);
     };

@@ -4,6 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/theorems/concentration.hpp"
 #include "phasesim/theorems/optimize.hpp"
@@ -14,6 +15,7 @@ namespace {
 struct OptimizeOptions {
   ObjectiveOptions objective;
   OptimizeSettings search;
+  bool progress = false;
   std::string json;
 };
 
@@ -40,7 +42,13 @@ void print_optimum(const Objective& objective, const GateOptimum& best, std::ost
 
 int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const auto best = optimize_gate(objective, options.search);
+  announce_long_run("optimize", optimize_estimate(objective, options.search), Parallel{}.team(),
+                    out);
+  const auto ascents = optimize_ascents(objective, options.search);
+  const auto best =
+      optimize_gate(objective, options.search,
+                    with_progress({}, options.progress, static_cast<std::size_t>(ascents),
+                                  "ascents", "optimize", out));
 
   auto doc = new_document("optimize");
   put_objective(doc, options.objective);
@@ -83,10 +91,14 @@ void add_optimize_command(CLI::App& app, Action& action) {
                         "Phase weights w0,w1,... of J (default uniform)");
   add_search_options(*cmd, options->search,
                      "Random starts random:SEED+r:SCALE besides the equal splits");
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    options->objective.objective();
+    const auto objective = options->objective.objective();
     options->search.validate();
+    check_work("--window " + std::to_string(objective.geometry.window) + " with " +
+                   std::to_string(optimize_ascents(objective, options->search)) + " ascents",
+               optimize_estimate(objective, options->search), Parallel{}.team());
     action = [options](std::ostream& out) { return run_optimize(*options, out); };
   });
 }

@@ -5,6 +5,7 @@
 // prints the summary.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
@@ -42,7 +45,24 @@ CellTask parse_cell(const std::vector<std::string>& words) {
   }
 }
 
+// Checking every cell takes about a millisecond each: a large grid shows its progress, after
+// the first second so that small sweeps stay quiet.
+std::function<void(std::size_t, std::size_t)> checking_progress() {
+  auto progress = std::make_shared<std::unique_ptr<Progress>>();
+  const auto start = std::chrono::steady_clock::now();
+  return [progress, start](std::size_t checked, std::size_t total) {
+    if (!*progress && std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) {
+      *progress = std::make_unique<Progress>(std::cerr, total, checked - 1,
+                                             ::isatty(STDERR_FILENO) == 1, "cells checked");
+    }
+    if (*progress) (*progress)->advance();
+  };
+}
+
 int run_sweep_command(const SweepOptions& options, const SweepPlan& plan, std::ostream& out) {
+  on_interrupt("phasesim sweep: interrupted; the finished cells are in " +
+               (plan.dir / "cells").string() + "; continue with: phasesim sweep " + options.file +
+               " --out " + options.out + " --resume");
   const auto pending = prepare_sweep_dir(plan, options.resume);
   const auto resumed = plan.cells.size() - pending.size();
   Progress progress(std::cerr, plan.cells.size(), resumed, ::isatty(STDERR_FILENO) == 1);
@@ -70,10 +90,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_flag("--resume", options->resume, "Continue an interrupted sweep in --out");
   cmd->add_option("--threads", options->threads, "Cells run at once (default: all cores)");
   cmd->callback([options, &action] {
-    require(options->threads >= 0,
-            "invalid --threads " + std::to_string(options->threads) + " (must be >= 0)");
-    auto plan = std::make_shared<SweepPlan>(
-        plan_sweep(options->file, options->out, {parse_cell, command_has_option}));
+    check_threads(options->threads);
+    auto plan = std::make_shared<SweepPlan>(plan_sweep(
+        options->file, options->out, {parse_cell, command_has_option, checking_progress()}));
     check_sweep_dir(*plan, options->resume);
     action = [options, plan](std::ostream& out) { return run_sweep_command(*options, *plan, out); };
   });

@@ -1,31 +1,25 @@
-// phasesim theorem concentration|lockin|diversity: a prediction of theory/THEORY.md for
-// the given parameters, the numerical check, and a verdict (exit 0 agree, 3 disagree).
+// phasesim theorem concentration|lockin|diversity: a prediction of theory/THEORY.md, the
+// numerical check, a verdict (exit 0 agree, 3 a counterexample inside the regime, 5 outside).
 #include <memory>
 #include <ostream>
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/theorems/checks.hpp"
 
 namespace phasesim::cli {
 namespace {
 
-// Every theorem document ends with the check's results and verdict; the table is the
-// verdict under its title.
+// Every theorem document ends with the check's results and verdict; the table shows them.
 template <typename Check>
 int finish(Json& doc, const Check& check, const std::string& json, std::ostream& out) {
   doc.update(check_json(check));
   const auto& v = check.verdict;
-  if (wants_table(json)) {
-    out << v.title << "\n"
-        << "prediction: " << v.prediction << "\n"
-        << "regime:     " << (v.inside ? "inside" : "outside") << " (" << v.regime << ")\n"
-        << "check:      " << v.check << "\n"
-        << "verdict:    " << (v.agree ? "agree" : "DISAGREE") << '\n';
-  }
+  if (wants_table(json)) print_verdict(v, out);
   write_json(json, doc);
-  return v.agree ? kSuccess : kPredictionFailed;
+  return v.agree ? kSuccess : v.inside ? kPredictionFailed : kOutsideRegime;
 }
 
 struct ConcentrationOptions {
@@ -45,17 +39,15 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   return finish(doc, check, options.json, out);
 }
 
-// Four runs by default: lock-in is a statement about every init.
-DynamicsOptions four_inits() {
-  DynamicsOptions options;
-  options.inits = 4;
-  return options;
-}
-
 struct LockinOptions {
   ObjectiveOptions objective;
-  DynamicsOptions dynamics = four_inits();
+  DynamicsOptions dynamics = [] {  // four runs by default: lock-in is about every init
+    DynamicsOptions options;
+    options.inits = 4;
+    return options;
+  }();
   int reweight_steps = 500;
+  bool progress = false;
   std::string json;
 };
 
@@ -63,7 +55,8 @@ int run_lockin(const LockinOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
   const LockinSettings settings{options.dynamics.settings(), options.reweight_steps};
   const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto check = check_lockin(objective, settings, specs, Parallel{});
+  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "lockin", out);
+  const auto check = check_lockin(objective, settings, specs, parallel);
   auto doc = new_document("theorem lockin");
   put_objective(doc, options.objective);
   put_dynamics(doc, options.dynamics);
@@ -111,11 +104,13 @@ void add_lockin(CLI::App& theorem, Action& action) {
   cmd->add_option("--reweight-steps", options->reweight_steps,
                   "Steps after moving all phase weight to a phase the winner does not cover")
       ->capture_default_str();
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     const auto objective = options->objective.objective();
     validate_dynamics_options(options->dynamics, objective);
     require_at_least(options->reweight_steps, 0, "--reweight-steps");
+    validate_lockin(objective.geometry, {options->dynamics.settings(), options->reweight_steps});
     action = [options](std::ostream& out) { return run_lockin(*options, out); };
   });
 }
@@ -139,7 +134,7 @@ void add_diversity(CLI::App& theorem, Action& action) {
 
 void add_theorem_command(CLI::App& app, Action& action) {
   auto* theorem = app.add_subcommand(
-      "theorem", "State a prediction of theory/THEORY.md, check it, give a verdict (exit 0/3)");
+      "theorem", "State a prediction of theory/THEORY.md, check it, give a verdict (exit 0/3/5)");
   theorem->require_subcommand(1);
   add_concentration(*theorem, action);
   add_lockin(*theorem, action);

@@ -16,13 +16,15 @@ class EngineRegistry;
 
 namespace phasesim::cli {
 
-/// Exit statuses shared by every command.
+/// Exit statuses shared by every command (the README lists them).
 enum ExitStatus : int {
   kSuccess = 0,
   kInternalError = 1,
   kBadInput = 2,          ///< the user's input is invalid; nothing was written
-  kPredictionFailed = 3,  ///< `theorem`: the numerical check disagrees with the prediction
+  kPredictionFailed = 3,  ///< `theorem`: a counterexample inside the theorem's regime
   kParityFailed = 4,      ///< `gpu-check`, `precision-check`: the two engines disagree
+  kOutsideRegime = 5,     ///< `theorem`: disagrees outside the regime, where nothing is claimed
+  kInterrupted = 130,     ///< Ctrl-C (SIGINT), as the shell reports a job killed by it
 };
 
 using Action = std::function<int(std::ostream& out)>;

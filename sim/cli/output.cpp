@@ -11,6 +11,7 @@
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
@@ -43,8 +44,9 @@ void add_threads_option(CLI::App& command, int& threads) {
 }
 
 void check_threads(int threads) {
-  require(threads >= 0, "invalid --threads " + std::to_string(threads) +
-                            " (must be >= 0; 0 uses the OpenMP default)");
+  require(threads >= 0 && threads <= kMaxThreads,
+          "invalid --threads " + std::to_string(threads) + " (must be in [0, " +
+              std::to_string(kMaxThreads) + "]; 0 uses the OpenMP default)");
 }
 
 void check_json_path(const std::string& path) {
@@ -69,6 +71,23 @@ void write_json(const std::string& path, const Json& document) {
       write_file_atomically(path, text);
     }
   });
+}
+
+Json warn(const std::string& command, const std::vector<std::string>& warnings,
+          const std::ostream& out) {
+  if (out.rdbuf() != nullptr && job_rank().root()) {
+    for (const auto& w : warnings)
+      std::cerr << "phasesim " << command << ": warning: " << w << '\n';
+  }
+  return warnings;
+}
+
+void announce_long_run(const std::string& command, const WorkEstimate& estimate, int threads,
+                       const std::ostream& out) {
+  const auto note = long_run_note(estimate, threads);
+  if (!note.empty() && out.rdbuf() != nullptr && job_rank().root()) {
+    std::cerr << "phasesim " << command << ": note: this run is " << note << '\n';
+  }
 }
 
 Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/model/geometry.hpp"
 
@@ -35,6 +36,17 @@ void check_json_path(const std::string& path);
 /// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
 /// MPI job, rank 0 alone writes (core/job.hpp).
 void write_json(const std::string& path, const Json& document);
+
+/// Prints "phasesim COMMAND: warning: W" on stderr for each warning, except when `out` is a
+/// sweep cell's null sink (its JSON carries them), and returns them for the JSON's
+/// "warnings" list.
+Json warn(const std::string& command, const std::vector<std::string>& warnings,
+          const std::ostream& out);
+
+/// Prints "phasesim COMMAND: note: this run is estimated to take about ..." on stderr when
+/// the estimate is over a minute (not for a sweep cell's null sink).
+void announce_long_run(const std::string& command, const WorkEstimate& estimate, int threads,
+                       const std::ostream& out);
 
 /// True when the table should be printed (the JSON does not go to stdout).
 inline bool wants_table(const std::string& json_path) { return json_path != "-"; }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/output.hpp"
+#include "phasesim/core/budget.hpp"
 
 namespace phasesim::cli {
 namespace {
@@ -145,6 +146,11 @@ void add_parity_command(CLI::App& app, Action& action,
   cmd->callback([o, c, engines, &action] {
     const auto run = make_run(o->spec);
     check_threads(o->threads);
+    // The reference engine runs on the CPU: bound its share of the work up front.
+    check_work("the " + c->reference + " reference of --context " +
+                   std::to_string(o->spec.context) + ", " + std::to_string(run.needles.trials()) +
+                   " trials",
+               engines->find(c->reference).estimate(run), Parallel{o->threads}.team());
     c->require();
     action = [o, c, run, engines](std::ostream& out) {
       return run_parity(*o, run, *engines, *c, out);

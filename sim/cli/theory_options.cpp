@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <ostream>
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
@@ -179,6 +180,24 @@ void add_diversity_model_options(CLI::App& command, DiversityModelOptions& optio
       ->capture_default_str();
   command.add_option("--answers", options.model.loss.answers, "M competing answers in l(z)")
       ->capture_default_str();
+}
+
+void print_verdict(const Verdict& v, std::ostream& out) {
+  out << v.title << "\n"
+      << "prediction: " << v.prediction << "\n"
+      << "regime:     " << (v.inside ? "inside" : "outside") << " (" << v.regime << ")\n"
+      << "check:      " << v.check << "\n"
+      << "verdict:    "
+      << (v.agree    ? "agree"
+          : v.inside ? "DISAGREE"
+                     : "DISAGREE, outside the regime (expected)")
+      << '\n';
+}
+
+std::string slope_line(double slope) {
+  return "log-log slope of the gap, least squares over all N: " +
+         (std::isfinite(slope) ? format_fixed(slope, 4) : "n/a (needs two N with a gap above 0)") +
+         " (theorem diversity checks the slope over the last two N)";
 }
 
 std::vector<double> parse_range(const std::string& text, const std::string& option) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/output.hpp"
+#include "phasesim/theorems/checks.hpp"
 #include "phasesim/theorems/diversity.hpp"
 #include "phasesim/theorems/dynamics.hpp"
 #include "phasesim/theorems/dynamics_batch.hpp"
@@ -80,6 +81,13 @@ struct DiversityModelOptions {
 };
 
 void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options);
+
+/// "log-log slope of the gap, least squares over all N: -1.1777 (...)", saying which of the
+/// two slopes it is; n/a when it is not defined (one N, or no gap: S = 1).
+std::string slope_line(double slope);
+
+/// A theorem's verdict as the table of `theorem`: title, prediction, regime, check, verdict.
+void print_verdict(const Verdict& verdict, std::ostream& out);
 
 /// "a:b:step" (inclusive, a <= b, step > 0) or a comma list; throws InputError naming
 /// `option`.

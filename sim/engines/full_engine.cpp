@@ -1,5 +1,7 @@
 #include "full_engine.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "phasesim/engines/engine.hpp"
@@ -65,6 +67,18 @@ class FullEngine final : public Engine {
   bool monte_carlo() const override { return true; }
   void check(const NiahModel& model) const override { require_full_vector(model, name()); }
   std::string approximation(const NiahModel&) const override { return ""; }
+  WorkEstimate estimate(const NiahRun& run) const override {
+    // Every trial draws a d-vector key for each token of every entry (about 2 ns per
+    // coordinate) and scores each entry once per head.
+    // Heads of different geometries: bounded by the most entries and the widest window.
+    const auto& m = run.model;
+    std::int64_t entries = 0;
+    for (int h = 0; h < m.heads(); ++h) entries = std::max(entries, m.entries(h));
+    const auto cells = static_cast<double>(entries) * *m.dim * (m.max_window() + m.heads());
+    auto estimate = Engine::estimate(run);
+    estimate.seconds += static_cast<double>(run.needles.trials()) * cells * 2e-9;
+    return estimate;
+  }
   std::vector<std::string> paths(const NiahModel& model) const override {
     return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "phasesim/core/error.hpp"
 
@@ -136,6 +137,50 @@ NiahRun make_run(const NiahSpec& spec) {
     run.knockout = spec.knockout;
   }
   return run;
+}
+
+namespace {
+
+// The warnings of one geometry: its options are `dashes` + "window" and "stride"; `head`
+// names an architecture's head (" of layer 1 head 2"), empty for the shorthand.
+void warn_geometry(const Geometry& g, int groups, const std::string& dashes,
+                   const std::string& head, std::vector<std::string>& warnings) {
+  const auto stride = dashes + "stride " + std::to_string(g.stride) + head;
+  if (groups % g.stride != 0) {
+    warnings.push_back("--groups " + std::to_string(groups) + " is not a multiple of " + stride +
+                       ": groups mix needles of different phases, so the period cannot show "
+                       "(use a multiple of " +
+                       std::to_string(g.stride) + ")");
+  }
+  if (g.window < g.stride) {
+    warnings.push_back(dashes + "window " + std::to_string(g.window) + " < " + stride +
+                       ": phases 0 to " + std::to_string(g.stride - g.window - 1) +
+                       " are in no entry, so their needles are found only by chance");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> niah_warnings(const NiahSpec& spec) {
+  std::vector<std::string> warnings;
+  if (!spec.architecture) {
+    warn_geometry(spec.geometry, spec.groups, "--", "", warnings);
+    return warnings;
+  }
+  // An architecture: once for each distinct geometry, naming its first head.
+  std::vector<Geometry> seen;
+  for (const auto& h : spec.architecture->heads) {
+    const auto& g = h.geometry;
+    const auto same = [&](const Geometry& o) {
+      return o.window == g.window && o.stride == g.stride && o.offset == g.offset;
+    };
+    if (std::any_of(seen.begin(), seen.end(), same)) continue;
+    seen.push_back(g);
+    warn_geometry(g, spec.groups, "",
+                  " of layer " + std::to_string(h.layer) + " head " + std::to_string(h.head),
+                  warnings);
+  }
+  return warnings;
 }
 
 }  // namespace phasesim

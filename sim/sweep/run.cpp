@@ -1,5 +1,7 @@
 #include "phasesim/sweep/run.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -17,6 +19,12 @@ namespace fs = std::filesystem;
 
 fs::path cell_path(const fs::path& dir, const SweepCell& cell) {
   return dir / "cells" / (cell.id + ".json");
+}
+
+std::string words_text(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
 }
 
 std::string describe(const SweepCell& cell) {
@@ -95,6 +103,10 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
   SweepPlan plan{read_sweep_file(file), dir, {}, {}, {}};
   require(plan.spec.command.front() != "sweep",
           "invalid sweep file " + file.string() + " (a sweep cannot run sweeps)");
+  require(command.has_option(plan.spec.command, "--json"),
+          "invalid sweep file " + file.string() + " (command '" + words_text(plan.spec.command) +
+              "' writes no JSON document, so its cells would have no results; sweep a command "
+              "with --json)");
   const bool fixed_seed = std::any_of(plan.spec.options.begin(), plan.spec.options.end(),
                                       [](const SweepAxis& a) { return a.name == "seed"; });
   const bool seeded = !fixed_seed && command.has_option(plan.spec.command, "--seed");
@@ -104,6 +116,7 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
     if (seeded) words.push_back("--seed=" + std::to_string(cell.seed));
     words.push_back("--json=" + cell_path(dir, cell).string());
     plan.tasks.push_back(parse_cell(command, words, cell));
+    if (command.cell_checked) command.cell_checked(plan.tasks.size(), plan.cells.size());
   }
   plan.manifest = manifest(plan.spec, plan.cells, seeded);
   return plan;
@@ -111,7 +124,15 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
 
 void check_sweep_dir(const SweepPlan& plan, bool resume) {
   const auto& dir = plan.dir;
-  if (!fs::exists(dir)) return;
+  if (!fs::exists(dir)) {
+    // The folder is made later: its nearest existing ancestor must be a writable folder.
+    auto parent = fs::absolute(dir).parent_path();
+    while (!fs::exists(parent)) parent = parent.parent_path();
+    require(fs::is_directory(parent) && ::access(parent.c_str(), W_OK) == 0,
+            "invalid --out " + dir.string() + " (cannot create it: " + parent.string() +
+                " is not a writable folder)");
+    return;
+  }
   require(fs::is_directory(dir),
           "invalid --out " + dir.string() + " (exists and is not a directory)");
   if (!resume) {
@@ -128,10 +149,13 @@ void check_sweep_dir(const SweepPlan& plan, bool resume) {
   } catch (const Json::exception&) {
     throw InputError("cannot resume in " + dir.string() + " (its sweep.json is not valid JSON)");
   }
-  require(old.value("sweep_command", Json()) == plan.manifest["sweep_command"] &&
-              old.value("seed", Json()) == plan.manifest["seed"],
-          "cannot resume in " + dir.string() +
-              " (it holds a sweep of another command or seed; use another --out)");
+  // Another grid would mix old cells into this sweep's results.
+  for (const auto& [key, what] : {std::pair{"sweep_command", "command"}, std::pair{"seed", "seed"},
+                                  std::pair{"options", "grid of options"}}) {
+    require(old.value(key, Json()) == plan.manifest[key],
+            "cannot resume in " + dir.string() + " (it holds a sweep with another " + what +
+                ": resume with the same sweep file, or use another --out)");
+  }
 }
 
 std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume) {

@@ -102,6 +102,20 @@ SweepSpec read_sweep_file(const std::filesystem::path& path) {
     for (auto&& [key, node] : *options)
       spec.options.push_back(read_axis(std::string(key.str()), node, file));
   }
+  std::size_t cells = 1;
+  for (const auto& axis : spec.options) {
+    require(axis.name != "json", "invalid sweep file " + file +
+                                     " (option 'json' is the sweep's own: each cell writes "
+                                     "cells/ID.json; remove it)");
+    require(axis.name != "threads",
+            "invalid sweep file " + file +
+                " (option 'threads' cannot be swept: results do not depend on it; sweep "
+                "--threads sets how many cells run at once)");
+    cells = std::min(cells * axis.values.size(), kMaxSweepCells + 1);
+  }
+  require(cells <= kMaxSweepCells,
+          "invalid sweep file " + file + " (more than " + std::to_string(kMaxSweepCells) +
+              " cells, the limit of one sweep: split the grid into several sweeps)");
   std::sort(spec.options.begin(), spec.options.end(),
             [](const SweepAxis& a, const SweepAxis& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < spec.options.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/random.hpp"
 
@@ -59,7 +60,11 @@ Gate parse_random(std::string_view spec, std::string_view args, int window) {
   const auto parts = split(args, ':');
   std::uint64_t seed = 0;
   double scale = 1.0;
-  if (parts.size() > 2 || !parse_number(parts[0], seed)) {
+  if (parts.size() > 2) {
+    bad_gate(spec, "random takes random:SEED or random:SEED:SCALE, not " +
+                       std::to_string(parts.size()) + " fields after 'random:'");
+  }
+  if (!parse_number(parts[0], seed)) {
     bad_gate(spec, "random needs random:SEED[:SCALE] with SEED a non-negative integer");
   }
   if (parts.size() == 2 && (!parse_number(parts[1], scale) || !std::isfinite(scale) || scale < 0)) {
@@ -140,6 +145,9 @@ Gate gate_from_logits(const std::vector<double>& logits, std::string spec) {
 
 Gate parse_gate(std::string_view spec, int window) {
   require(window >= 1, "invalid --window " + std::to_string(window) + " (must be at least 1)");
+  // A gate and the copies made of it (logits, normalized weights, per thread): refuse a
+  // window whose gates alone would not fit before allocating them.
+  check_work("--window " + std::to_string(window), {0, 32.0 * window}, 1);
   spec = trim(spec);
   const auto colon = spec.find(':');
   const auto form = spec.substr(0, colon);
@@ -165,6 +173,9 @@ Gate parse_gate(std::string_view spec, int window) {
     return gate_from_logits(parse_numbers(spec, args, window), std::string(spec));
   }
   if (form == "random" && has_args) return parse_random(spec, args, window);
+  if (spec.find(';') != std::string_view::npos) {
+    bad_gate(spec, "one gate here, not a ';'-separated list of heads; niah --gates takes several");
+  }
   bad_gate(spec, std::string("use ") + kGateFormsHelp);
 }
 

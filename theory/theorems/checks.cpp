@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/concentration.hpp"
@@ -20,6 +21,12 @@ constexpr double kInclusionExclusionSlack = 1e-9;
 
 std::string fixed_or_na(double value, int digits) {
   return std::isnan(value) ? std::string("n/a") : format_fixed(value, digits);
+}
+
+std::string heads_text(const std::vector<int>& heads) {
+  std::string text;
+  for (int n : heads) text += (text.empty() ? "" : ",") + std::to_string(n);
+  return text;
 }
 
 std::string point(const Objective& o) {
@@ -51,16 +58,21 @@ Verdict concentration_verdict(const Objective& objective, const ConcentrationChe
   return v;
 }
 
-Verdict lockin_verdict(const Objective& objective, const LockinCheck& c, int reweight_steps) {
+Verdict lockin_verdict(const Objective& objective, const LockinCheck& c,
+                       const LockinSettings& settings) {
   const auto total = std::to_string(c.runs.size());
+  // T2 is proved for gradient ascent on the logits; the mirror-ascent (replicator) flow
+  // weighs the fitness differently and can let another slot overtake.
+  const bool gradient = settings.dynamics.rule == UpdateRule::gradient;
   Verdict v;
   v.title = "theorem lockin (theory/THEORY.md T2), " + point(objective);
   v.prediction = "every run's winner is its initial argmax slot, and it stays the argmax for " +
-                 std::to_string(reweight_steps) +
+                 std::to_string(settings.reweight_steps) +
                  " more steps after all phase weight moves to a phase it does not cover";
-  v.inside = c.k_star == 1;
+  v.inside = c.k_star == 1 && gradient;
   v.regime = "equal-split law k* = " + std::to_string(c.k_star) +
-             (v.inside ? ": the threshold regime" : ": optimum split over k* slots") +
+             (c.k_star == 1 ? ": the threshold regime" : ": optimum split over k* slots") +
+             (gradient ? "" : "; --update replicator: T2 holds for gradient ascent only") +
              "; condition (M) held along " + std::to_string(c.ordered) + " of " + total + " runs";
   v.check = std::to_string(c.locked) + " of " + total + " runs locked in";
   v.agree = c.locked == static_cast<int>(c.runs.size());
@@ -83,8 +95,7 @@ Verdict diversity_verdict(const DiversityModel& m, const DiversityCheck& c, doub
             " at N = " + std::to_string(last.heads) + " (relative error " +
             format_fixed(c.relative_error, 4) + "), slope over the last two N " +
             fixed_or_na(c.local_slope, 4);
-  v.agree = c.relative_error <= tolerance &&
-            (std::isnan(c.local_slope) || std::abs(c.local_slope + 1) <= tolerance) &&
+  v.agree = c.relative_error <= tolerance && std::abs(c.local_slope + 1) <= tolerance &&
             (m.stride > kInclusionExclusionStrides ||
              c.inclusion_exclusion_error < kInclusionExclusionSlack);
   return v;
@@ -140,7 +151,7 @@ LockinCheck check_lockin(const Objective& objective, const LockinSettings& setti
     c.ordered += r.result.order_condition ? 1 : 0;
   }
   c.k_star = equal_split_law(objective).k_star;
-  c.verdict = lockin_verdict(objective, c, settings.reweight_steps);
+  c.verdict = lockin_verdict(objective, c, settings);
   return c;
 }
 
@@ -163,7 +174,14 @@ void DiversityCheckSettings::validate() const {
 DiversityCheck check_diversity(const DiversityModel& model, const std::vector<int>& heads,
                                const DiversityCheckSettings& settings) {
   settings.validate();
-  require(!heads.empty(), "invalid --heads (give at least one N)");
+  require(heads.size() >= 2, "invalid --heads " + heads_text(heads) +
+                                 " (the slope check needs at least two N, e.g. 512,1024)");
+  require(std::is_sorted(heads.begin(), heads.end(), std::less_equal<>()),
+          "invalid --heads " + heads_text(heads) +
+              " (give N in increasing order: the check is at the last, largest N)");
+  require(model.stride >= 2, "invalid --stride " + std::to_string(model.stride) +
+                                 " (one phase: every head covers it, the gap is 0 at every N "
+                                 "and T3 has nothing to check; use --stride 2 or more)");
   DiversityCheck c;
   for (int n : heads) {
     c.rows.push_back(diversity_row(model, n));

@@ -1,5 +1,7 @@
 #include "phasesim/theorems/dynamics_batch.hpp"
 
+#include <algorithm>
+
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
@@ -36,6 +38,16 @@ std::vector<RunSpec> run_specs(const std::string& init, int inits,
   require(inits >= 1, "invalid --inits " + std::to_string(inits) + " (must be at least 1)");
   require(!content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   const auto base = parse_gate(init, window);
+  // A tied largest weight (uniform, weights:1,1,...) has no initial argmax to lock in, and
+  // a symmetric start is a fixed point of the flow: the run would count as locked in while
+  // never moving. Random inits (the default) never tie.
+  const double top = *std::max_element(base.weights.begin(), base.weights.end());
+  const auto tied = std::count_if(base.weights.begin(), base.weights.end(),
+                                  [&](double w) { return w >= top * (1 - 1e-12); });
+  require(tied == 1, "invalid --init " + init + " (its largest weight is shared by " +
+                         std::to_string(tied) +
+                         " slots: no initial argmax, and a symmetric start may never move; use "
+                         "random:SEED[:SCALE] or a gate with one largest weight)");
   std::vector<RunSpec> runs;
   for (int i = 0; i < inits; ++i) {
     for (auto seed : content_seeds) runs.push_back({replicate_gate(base, i).spec, seed});

@@ -1,8 +1,21 @@
 #include "phasesim/theorems/lockin.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
 namespace phasesim {
+
+void validate_lockin(const Geometry& geometry, const LockinSettings& settings) {
+  if (settings.reweight_steps == 0) return;
+  const int phases = std::min(geometry.window, geometry.stride);
+  require(phases >= 2, "invalid --" + std::string(geometry.stride < 2 ? "stride " : "window ") +
+                           std::to_string(phases) +
+                           " (lock-in moves all phase weight to a phase the winner does not "
+                           "cover: needs --window and --stride at least 2, or --reweight-steps 0)");
+}
 
 int other_phase(const Geometry& geometry, int phi) {
   for (int k = 1; k < geometry.stride; ++k) {
@@ -51,8 +64,10 @@ Json lockin_run_json(const LockinRun& run) {
   return {{"init", run.spec.init},
           {"content_seed", run.spec.content_seed},
           {"init_argmax", r.initial.argmax},
-          {"argmax_before_reweight", r.at_reweight.argmax},
-          {"max_weight_before_reweight", r.at_reweight.max_weight},
+          // Without a re-weighting there is no "before" to report.
+          {"argmax_before_reweight", run.reweighted_to < 0 ? Json() : Json(r.at_reweight.argmax)},
+          {"max_weight_before_reweight",
+           run.reweighted_to < 0 ? Json() : Json(r.at_reweight.max_weight)},
           {"reweighted_to_phase", run.reweighted_to},
           {"final_argmax", r.final.argmax},
           {"final_max_weight", r.final.max_weight},

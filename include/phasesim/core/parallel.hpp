@@ -32,6 +32,10 @@
 
 namespace phasesim {
 
+/// The most threads a loop may ask for. Each OpenMP thread reserves its own stack, so
+/// --threads 100000 exhausts memory and crashes; no machine phasesim targets has more cores.
+inline constexpr int kMaxThreads = 1024;
+
 /// How a loop over independent items runs.
 struct Parallel {
   int threads = 0;  ///< OpenMP threads; 0: the OpenMP default (OMP_NUM_THREADS, else all cores)
@@ -40,8 +44,8 @@ struct Parallel {
   /// Empty: no calls.
   std::function<void(std::int64_t finished)> progress = {};
 
-  /// The number of threads a loop runs on.
-  int team() const { return threads > 0 ? threads : omp_get_max_threads(); }
+  /// The number of threads a loop runs on, never above kMaxThreads (the CLI rejects more).
+  int team() const { return std::min(threads > 0 ? threads : omp_get_max_threads(), kMaxThreads); }
 };
 
 namespace detail {

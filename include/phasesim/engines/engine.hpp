@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/niah/report.hpp"
 #include "phasesim/niah/run.hpp"
@@ -37,6 +38,9 @@ class Engine {
   virtual std::string approximation(const NiahModel& model) const = 0;
   /// How each head is computed, e.g. "quadrature", "conditional", "full-vector".
   virtual std::vector<std::string> paths(const NiahModel& model) const = 0;
+  /// The time and memory run() is estimated to need (phasesim/core/budget.hpp), checked
+  /// before it starts. The default suits engines that spend O(W) per trial and head.
+  virtual WorkEstimate estimate(const NiahRun& run) const;
   /// The engine's output for a run whose model passed check(). Same seed, same output,
   /// whatever the parallel policy.
   virtual EngineOutput run(const NiahRun& run, const Parallel& parallel) const = 0;

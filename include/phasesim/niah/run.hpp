@@ -84,4 +84,9 @@ struct NiahSpec {
 /// The validated run of a spec. Throws InputError, naming the option, on bad input.
 NiahRun make_run(const NiahSpec& spec);
 
+/// What a valid spec cannot show, one sentence each (MODEL.md 2, 5): groups that are not a
+/// multiple of the stride mix phases, so the period S cannot show; a window below the
+/// stride leaves phases unstored, whose needles are found at chance.
+std::vector<std::string> niah_warnings(const NiahSpec& spec);
+
 }  // namespace phasesim

@@ -37,6 +37,9 @@ struct SweepCommand {
   /// when there is no such command.
   std::function<bool(const std::vector<std::string>& command, const std::string& option)>
       has_option;
+  /// Called after each cell is checked, with how many are and of how many: the progress of
+  /// planning a large grid. May be empty.
+  std::function<void(std::size_t checked, std::size_t total)> cell_checked = {};
 };
 
 /// A sweep ready to run in its directory, every cell validated.

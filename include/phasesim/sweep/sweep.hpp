@@ -37,6 +37,11 @@ struct SweepCell {
   std::uint64_t seed;  ///< the seed the cell runs with unless the sweep fixes --seed
 };
 
+/// The most cells one sweep may have: planning checks every cell's command line (about
+/// 0.1 ms each) and the manifest lists them all, so a million-cell grid would spend
+/// minutes and hundreds of MB before the first cell runs.
+inline constexpr std::size_t kMaxSweepCells = 100000;
+
 /// Reads and validates a sweep file; throws InputError with the file name on bad input.
 SweepSpec read_sweep_file(const std::filesystem::path& path);
 

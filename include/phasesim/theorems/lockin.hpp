@@ -22,6 +22,10 @@ struct LockinSettings {
   int reweight_steps = 500;  ///< steps after the re-weighting (0: none)
 };
 
+/// Throws InputError unless the geometry has a phase to move the weight to: at least two
+/// phases with slots (stride and window at least 2) when there are re-weighting steps.
+void validate_lockin(const Geometry& geometry, const LockinSettings& settings);
+
 /// The first phase after phi (cyclically) that has slots, or -1 when there is none.
 int other_phase(const Geometry& geometry, int phi);
 

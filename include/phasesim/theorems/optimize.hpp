@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/bytes.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/objective.hpp"
@@ -63,6 +64,13 @@ struct GateOptimum {
 /// settings, not on the thread count (ties go to the earlier start).
 GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& settings,
                           const Parallel& parallel = {});
+
+/// How many ascents optimize_gate runs (every start, then three polishing runs): the
+/// items its parallel loops report done.
+std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings& settings);
+
+/// The time and memory optimize_gate is estimated to need (phasesim/core/budget.hpp).
+WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSettings& settings);
 
 /// The best one-hot gate: its slot and J (the first slot at ties).
 std::pair<int, double> best_onehot(const Objective& objective);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/niah/run.hpp"
 #include "phasesim/training/layer.hpp"
@@ -54,6 +55,9 @@ struct LabSpec {
 
   /// Throws InputError naming the option; bounds the work before any is done.
   void validate() const;
+  /// The time and memory of the training (check_work bounds them): steps x batch contexts,
+  /// each a forward and backward pass over context x dim embedding values for every head.
+  WorkEstimate estimate() const;
   /// sqrt(d) without RMS norm and 1 with it: either way an entry holding the needle with all
   /// its weight on it starts about sqrt(d) standard deviations of a distractor's logit ahead.
   double default_lambda() const;
