@@ -7,6 +7,8 @@ packages=(
   libeigen3-dev libboost-math-dev libboost-dev libcli11-dev doctest-dev
   libbenchmark-dev librandom123-dev nlohmann-json3-dev libtomlplusplus-dev
   python3 python3-matplotlib python3-numpy
+  # the sanitizer build and the fuzzers (scripts/run-sanitizers.sh): clang, its runtimes, its OpenMP
+  clang libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()
