@@ -26,7 +26,8 @@ void check_table(const phasesim::CountTable& table) {
 
 // Through the file reader, as `diagnose TABLE` reads: a niah JSON or CSV by its first character.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto file = phasesim::fuzz::write_input(phasesim::fuzz::as_text(data, size), ".table");
-  phasesim::fuzz::expect_value_or_input_error([&] { check_table(phasesim::read_table(file)); });
+  const phasesim::fuzz::InputFile file(phasesim::fuzz::as_text(data, size), ".table");
+  phasesim::fuzz::expect_value_or_input_error(
+      [&] { check_table(phasesim::read_table(file.path())); });
   return 0;
 }

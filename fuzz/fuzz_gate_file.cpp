@@ -6,10 +6,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const int window = 1 + data[0] % 64;
-  const auto file =
-      phasesim::fuzz::write_input(phasesim::fuzz::as_text(data + 1, size - 1), ".json");
+  const phasesim::fuzz::InputFile file(phasesim::fuzz::as_text(data + 1, size - 1), ".json");
   phasesim::fuzz::expect_value_or_input_error([&] {
-    phasesim::fuzz::check_gates(phasesim::parse_gates("@" + file.string(), window), window);
+    phasesim::fuzz::check_gates(phasesim::parse_gates("@" + file.path().string(), window), window);
   });
   return 0;
 }

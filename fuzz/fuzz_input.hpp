@@ -34,13 +34,26 @@ inline void check(bool condition, const char* what) {
 }
 
 /// A file holding the fuzzer's bytes, for parsers that read a path; one per process, so
-/// parallel fuzzing jobs do not share it.
-inline std::filesystem::path write_input(std::string_view text, const std::string& extension) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("phasesim-fuzz-" + std::to_string(::getpid()) + extension);
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(text.data(), text.size());
-  return path;
-}
+/// parallel fuzzing jobs do not share it, removed when the object dies.
+class InputFile {
+ public:
+  InputFile(std::string_view text, const std::string& extension)
+      : path_(std::filesystem::temp_directory_path() /
+              ("phasesim-fuzz-" + std::to_string(::getpid()) + extension)) {
+    std::ofstream(path_, std::ios::binary | std::ios::trunc)
+        .write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  ~InputFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 /// Runs `parse` and lets only InputError through.
 template <typename Parse>

@@ -33,8 +33,8 @@ void check_sweep(const phasesim::SweepSpec& spec) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto file = phasesim::fuzz::write_input(phasesim::fuzz::as_text(data, size), ".toml");
+  const phasesim::fuzz::InputFile file(phasesim::fuzz::as_text(data, size), ".toml");
   phasesim::fuzz::expect_value_or_input_error(
-      [&] { check_sweep(phasesim::read_sweep_file(file)); });
+      [&] { check_sweep(phasesim::read_sweep_file(file.path())); });
   return 0;
 }
