@@ -199,8 +199,8 @@ std::vector<double> parse_range(const std::string& text, const std::string& opti
   require(count < 10000, "invalid " + option + " " + text + " (more than 10000 values)");
   for (int i = 0; i <= static_cast<int>(count); ++i) values.push_back(a + i * step);
   for (std::size_t i = 1; i < values.size(); ++i) {
-    require(values[i] > values[i - 1], "invalid " + option + " " + text +
-                                           " (step is below the precision of the values)");
+    require(values[i] > values[i - 1],
+            "invalid " + option + " " + text + " (step is below the precision of the values)");
   }
   return values;
 }
