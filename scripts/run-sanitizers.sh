@@ -2,8 +2,9 @@
 # The test suite again under AddressSanitizer and UndefinedBehaviorSanitizer, and the
 # fuzzers: builds build-asan with clang (-O1, stopping at the first report) and runs the
 # unit and CLI tests there plus every fuzz target for a fixed number of inputs. The
-# experiments, plot scripts and style checks run only in the normal build (scripts/run-tests.sh):
-# they are Python, or slow under the sanitizers, and exercise no code the tests do not.
+# experiments, plot scripts and style checks run only in the normal build
+# (scripts/run-tests.sh): they check Python and formatting, or run the commands the CLI
+# tests run at sizes that take minutes under the sanitizers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
