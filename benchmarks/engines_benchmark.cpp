@@ -1,12 +1,21 @@
-// Trials per second of the fast engine's paths and of the full engine, on one thread:
+// Micro-benchmarks, one thread each (the ratios against NumPy, the RNG floor and two threads
+// come from benchmarks/compare-numpy.py, which runs BM_FullTrial and BM_RngFloor from here):
 //   build/phasesim_benchmarks [--benchmark_filter=Fast]
+// The protocol of the full-engine cases is the issue's: W = 8, S = 4, uniform gate,
+// L = 131072, d = 64, query noise 1.47.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "phasesim/core/normal_block.hpp"
 #include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/full_vector_simd.hpp"
 
 namespace {
+
+using namespace phasesim;
 
 struct Case {
   std::string gate;
@@ -17,7 +26,7 @@ struct Case {
 };
 
 void run(benchmark::State& state, const std::string& engine, const Case& c) {
-  phasesim::NiahSpec spec;
+  NiahSpec spec;
   spec.gates = c.gate;
   spec.context = c.context;
   if (c.dim > 0) {
@@ -26,10 +35,10 @@ void run(benchmark::State& state, const std::string& engine, const Case& c) {
   }
   spec.rms_norm = c.rms_norm;
   spec.prompts = c.prompts;
-  const auto run = phasesim::make_run(spec);
-  const auto engines = phasesim::builtin_engines();
+  const auto run = make_run(spec);
+  const auto engines = builtin_engines();
   const auto& chosen = engines.find(engine);
-  for (auto _ : state) benchmark::DoNotOptimize(chosen.run(run, phasesim::Parallel{1}));
+  for (auto _ : state) benchmark::DoNotOptimize(chosen.run(run, Parallel{1}));
   state.counters["trials/s"] = benchmark::Counter(
       static_cast<double>(state.iterations() * run.needles.trials()), benchmark::Counter::kIsRate);
 }
@@ -43,6 +52,81 @@ void BM_FastConditionalRms(benchmark::State& s) {
 void BM_FastStreaming(benchmark::State& s) { run(s, "fast", {"uniform", 64, false, 8192, 16}); }
 void BM_Full(benchmark::State& s) { run(s, "full", {"uniform", 64, false, 8192, 2}); }
 
+// The protocol's head and a float scan workspace for it.
+struct Protocol {
+  static constexpr int kDim = 64;
+  static constexpr std::int64_t kContext = 131072;
+  std::vector<double> gate = std::vector<double>(8, 1.0 / 8);
+  FullVectorHead head{{8, 4}, gate.data(), kContext / 4, kDim, 1.47, 0.0, false};
+  int row = FloatOps::row_size(kDim);
+  std::vector<float> reals =
+      std::vector<float>(static_cast<std::size_t>(ScanWorkspace<float>::reals(8, row)));
+  std::vector<double> doubles =
+      std::vector<double>(static_cast<std::size_t>(ScanWorkspace<float>::doubles(8)));
+  ScanWorkspace<float> ws = ScanWorkspace<float>::carve(reals.data(), doubles.data(), 8, row);
+};
+
+// The block generator: float normals per second, 64 rows of d = 64 per call.
+void BM_NormalRows(benchmark::State& state) {
+  const RandomStream keys(1, 0, 0, Stream::key);
+  std::vector<float> rows(64 * 64);
+  std::uint32_t first = 0;
+  for (auto _ : state) {
+    normal_rows(keys, first, 64, 64, 0.125f, rows.data(), 64);
+    first += 64;
+    benchmark::DoNotOptimize(rows.data());
+  }
+  state.counters["normals/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 64 * 64, benchmark::Counter::kIsRate);
+}
+
+// Pooling: one entry's logit from a ring of W = 8 keys (d = 64, uniform gate, RMS norm).
+void BM_EntryLogit(benchmark::State& state) {
+  Protocol p;
+  p.head.rms_norm = true;
+  normal_rows(RandomStream(1, 0, 0, Stream::key), 0, 9, 64, 0.125f, p.ws.keys.data, p.row);
+  const std::vector<float> weights(8, 1.0f / 8);
+  const Strided<float> w{const_cast<float*>(weights.data()), 1};
+  std::int64_t first = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(full_vector_entry_logit_simd(p.head, p.ws, w, first++));
+  state.counters["entries/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// One trial of the protocol: the full engine's scan of all 32768 entries.
+void BM_FullTrial(benchmark::State& state) {
+  Protocol p;
+  std::uint32_t trial = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        full_vector_argmax_simd(p.head, 1, trial++, 0, 65536, 0, p.head.entries, p.ws));
+  }
+  state.counters["trials/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// The RNG floor of that trial: the same normals (all L keys and the query's two rows) from the
+// same generator, 64 rows a call into a reused buffer, and nothing else.
+void BM_RngFloor(benchmark::State& state) {
+  const int d = Protocol::kDim;
+  const auto scale = static_cast<float>(1 / std::sqrt(static_cast<double>(d)));
+  std::vector<float> rows(64 * d);
+  std::uint32_t trial = 0;
+  for (auto _ : state) {
+    const RandomStream keys(1, trial, 0, Stream::key);
+    const RandomStream noise(1, trial++, 0, Stream::query_noise);
+    normal_rows(keys, 65536, 1, d, scale, rows.data(), d);
+    normal_rows(noise, 65536, 1, d, scale, rows.data(), d);
+    for (std::uint32_t t = 0; t < Protocol::kContext; t += 64) {
+      normal_rows(keys, t, 64, d, scale, rows.data(), d);
+      benchmark::DoNotOptimize(rows.data());
+    }
+  }
+  state.counters["trials/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
 BENCHMARK(BM_FastChannel)->Unit(benchmark::kMillisecond);
@@ -50,4 +134,17 @@ BENCHMARK(BM_FastConditional)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastConditionalRms)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreaming)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Full)->Unit(benchmark::kMillisecond);
-BENCHMARK_MAIN();
+BENCHMARK(BM_NormalRows)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_FullTrial)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RngFloor)->Unit(benchmark::kMillisecond);
+
+// BENCHMARK_MAIN with the block generator's SIMD target in the report's context.
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("simd_target", phasesim::simd_target());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

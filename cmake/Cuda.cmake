@@ -1,11 +1,8 @@
 # The gpu engine is optional. PHASESIM_CUDA=AUTO (the default) builds its CUDA kernel when
 # CMake finds a CUDA compiler and otherwise builds a stub that says "this build has no CUDA
 # support"; ON requires CUDA; OFF never looks. Sets PHASESIM_HAVE_CUDA.
-set(PHASESIM_CUDA AUTO CACHE STRING "Build the CUDA gpu engine: AUTO (when nvcc is found), ON or OFF")
-set_property(CACHE PHASESIM_CUDA PROPERTY STRINGS AUTO ON OFF)
-if(NOT PHASESIM_CUDA MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "phasesim: invalid PHASESIM_CUDA=${PHASESIM_CUDA} (use AUTO, ON or OFF)")
-endif()
+include(cmake/AutoOption.cmake)
+phasesim_auto_option(PHASESIM_CUDA "Build the CUDA gpu engine")
 
 set(PHASESIM_HAVE_CUDA OFF)
 if(NOT PHASESIM_CUDA STREQUAL "OFF")

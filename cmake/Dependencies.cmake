@@ -49,6 +49,12 @@ endif()
 add_library(Random123 INTERFACE)
 target_include_directories(Random123 SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
 
+# Google Highway: portable SIMD with runtime dispatch, for the block generator of normals.
+find_package(hwy 1.0 QUIET)
+if(NOT TARGET hwy::hwy)
+  phasesim_missing("Google Highway" libhwy-dev)
+endif()
+
 if(PHASESIM_BUILD_TESTS)
   find_package(doctest QUIET)
   if(NOT TARGET doctest::doctest)

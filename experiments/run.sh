@@ -5,6 +5,8 @@
 #   experiments/run.sh NAME            run NAME into experiments/NAME/out and compare
 #   experiments/run.sh NAME --update   run, then make the new data the expected output
 #   experiments/run.sh all             every experiment in turn
+#   experiments/run.sh NAME:VARIANT    a smaller variant that NAME's run.sh offers (it sees
+#                                      VARIANT), checked against NAME/expected-VARIANT
 #
 # PHASESIM_EXPERIMENTS_OUT=DIR puts the output in DIR/NAME instead (the test suite does,
 # to keep the source tree clean).
@@ -21,22 +23,27 @@ if [[ $name == all ]]; then
   exit 0
 fi
 
+variant=
+if [[ $name == *:* ]]; then variant=${name#*:}; name=${name%%:*}; fi
+export VARIANT=$variant
+suffix=${variant:+-$variant}
 dir=$here/$name
 [[ -f $dir/run.sh ]] || { echo "experiments/run.sh: no experiment '$name' (see experiments/README.md)" >&2; exit 2; }
 source "$here/lib.sh"
-export OUT=${PHASESIM_EXPERIMENTS_OUT:+$PHASESIM_EXPERIMENTS_OUT/$name}
-OUT=${OUT:-$dir/out}
+export OUT=${PHASESIM_EXPERIMENTS_OUT:+$PHASESIM_EXPERIMENTS_OUT/$name$suffix}
+OUT=${OUT:-$dir/out$suffix}
+expected=$dir/expected$suffix
 rm -rf "$OUT"
 mkdir -p "$OUT"
 echo "== experiment $name (output in $OUT)"
 (cd "$dir" && bash ./run.sh)
 
 if [[ $mode == --update ]]; then
-  rm -rf "$dir/expected"
-  mkdir -p "$dir/expected"
+  rm -rf "$expected"
+  mkdir -p "$expected"
   (cd "$OUT" && find . -name '*.json' -o -name '*.csv' | while read -r f; do
-    mkdir -p "$dir/expected/$(dirname "$f")" && cp "$f" "$dir/expected/$f"; done)
-  echo "== $name: expected output updated"
+    mkdir -p "$expected/$(dirname "$f")" && cp "$f" "$expected/$f"; done)
+  echo "== $name$suffix: expected output updated"
 else
-  "$PYTHON" "$here/compare.py" "$dir/expected" "$OUT"
+  "$PYTHON" "$here/compare.py" "$expected" "$OUT"
 fi

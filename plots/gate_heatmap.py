@@ -19,7 +19,10 @@ def main():
         weights = weights[None, :]
     if weights.size == 0:
         fail(f"{args.input} holds no gate_weights (write it with phasesim niah or coverage --json)")
-    window, stride = doc["window"], doc["stride"]
+    window, stride = doc.get("window"), doc.get("stride")
+    if window is None or stride is None:
+        fail(f"{args.input} is an architecture whose heads differ in geometry (see phasesim "
+             "coverage --arch for every head's phases)")
     phases = [(s + stride - window) % stride for s in range(window)]
     per_phase = np.bincount([phases[int(np.argmax(w))] for w in weights], minlength=stride)
 

@@ -9,6 +9,13 @@ import numpy as np
 from plotting import load_json, parser, plt, save
 
 
+def model_name(doc):
+    """The architecture's name, or W/S of the one-layer shorthand."""
+    if "architecture" in doc:
+        return doc["architecture"]["name"]
+    return f"W{doc['window']}/S{doc['stride']}"
+
+
 def main():
     p = parser(__doc__.splitlines()[0])
     p.add_argument("more", nargs="*", help="further niah results to compare")
@@ -17,7 +24,7 @@ def main():
 
     paths = [args.input] + args.more
     docs = [load_json(path, "niah") for path in paths]
-    labels = args.label + [f"W{d['window']}/S{d['stride']} {d['engine']}" for d in docs[len(args.label):]]
+    labels = args.label + [f"{model_name(d)} {d['engine']}" for d in docs[len(args.label):]]
 
     width = 0.8 / len(docs)
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(docs[0]["groups"]) * len(docs)), 3.6))
@@ -25,8 +32,9 @@ def main():
         groups = doc["groups"]
         x = np.array([g["group"] for g in groups]) + (k - (len(docs) - 1) / 2) * width
         acc = np.array([g["accuracy"] for g in groups]) * 100
-        low = acc - np.array([g["ci_low"] for g in groups]) * 100
-        high = np.array([g["ci_high"] for g in groups]) * 100 - acc
+        # Clipped at 0: a Wilson bound of an accuracy of 1 can round to just below it.
+        low = np.clip(acc - np.array([g["ci_low"] for g in groups]) * 100, 0, None)
+        high = np.clip(np.array([g["ci_high"] for g in groups]) * 100 - acc, 0, None)
         ax.bar(x, acc, width, label=label, yerr=[low, high], capsize=2)
         ax.axhline(doc["summary"]["mean"] * 100, color=f"C{k}", lw=0.8, ls="--")
     ax.set_xticks([g["group"] for g in docs[0]["groups"]])

@@ -90,7 +90,8 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "'phasesim coverage --help')"},
       {"frobnicate",
        "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, gpu-check, "
-       "optimize, phase-diagram, dynamics, diversity, theorem, sweep, demo)"},
+       "precision-check, compare, optimize, phase-diagram, dynamics, diversity, theorem, train, "
+       "sweep, demo, diagnose)"},
   };
   phasesim::test::check_refused(cases);
 }

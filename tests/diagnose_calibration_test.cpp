@@ -53,6 +53,16 @@ NiahSpec four_phases(const std::string& gates, double beta) {
   return spec;
 }
 
+// f(0), ..., f(count - 1) over this process's threads: diagnoses are test-local results
+// that never cross the ranks of a job, so they need no byte form (core/bytes.hpp).
+template <typename F>
+auto local_map(std::int64_t count, F f) {
+  std::vector<decltype(f(0))> results(static_cast<std::size_t>(count));
+  parallel_for(Parallel{}, count,
+               [&](std::int64_t i) { results[static_cast<std::size_t>(i)] = f(i); });
+  return results;
+}
+
 // Diagnoses of `tables` tables drawn with seeds 1, 2, ..., the architecture given.
 std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int tables) {
   DiagnoseSpec known;
@@ -61,7 +71,7 @@ std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int table
   known.context = spec.context;
   known.heads = heads;
   known.period = {99, 1, 0.05};
-  return parallel_map(Parallel{}, tables, [&](std::int64_t t) {
+  return local_map(tables, [&](std::int64_t t) {
     auto s = spec;
     s.seed = static_cast<std::uint64_t>(t) + 1;
     return diagnose(draw_table(s), known, Parallel{1});
@@ -71,7 +81,7 @@ std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int table
 // The phases' true success: one head, no sampling (MODEL.md section 4).
 std::vector<double> true_phase_success(const NiahSpec& spec) {
   const auto run = make_run(spec);
-  return phase_success(spec.geometry, run.model.gates.front(), *spec.beta, run.model.entries());
+  return phase_success(spec.geometry, run.model.gates.front(), *spec.beta, run.model.entries(0));
 }
 
 }  // namespace
@@ -129,7 +139,7 @@ FlatRun flat_run(double beta, int prompts, int tables) {
   spec.context = 1024;
   spec.groups = 8;
   spec.prompts = prompts;
-  const auto tests = parallel_map(Parallel{}, tables, [&](std::int64_t t) {
+  const auto tests = local_map(tables, [&](std::int64_t t) {
     auto s = spec;
     s.seed = static_cast<std::uint64_t>(t) + 1;
     return test_periods(draw_table(s), {499, s.seed, 0.05}, Parallel{1});

@@ -84,7 +84,7 @@ TEST_CASE("training statistics: the same on 1 and 2 threads, and the JSON keys")
   CHECK(doc["per_run"][1]["seed"] == 1001);
 }
 
-TEST_CASE("one training run has no standard error; none is refused") {
+TEST_CASE("one training run has no standard error, and none is refused") {
   const auto t = training_statistics(channel(), DiversityModel{}, short_training(2), 1, Parallel{});
   CHECK(t.blind_se == 0);
   CHECK_THROWS_WITH_AS(

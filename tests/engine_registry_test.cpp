@@ -43,7 +43,8 @@ class BruteForceEngine final : public Engine {
   // other entry's N(0, 1) logit, each drawn on its own.
   static bool retrieves(const NiahModel& m, std::uint32_t trial, std::int64_t needle, int h) {
     const auto u = normalized_weights(m.gates[static_cast<std::size_t>(h)]);
-    const auto slots = m.geometry.slots_of_phase(m.geometry.phase_of_position(needle));
+    const auto& g = m.geometry(h);
+    const auto slots = g.slots_of_phase(g.phase_of_position(needle));
     const RandomStream normals(m.seed, trial, static_cast<std::uint32_t>(h), Stream::channel);
     double best = -std::numeric_limits<double>::infinity();
     std::uint32_t draw = 0;
@@ -52,7 +53,7 @@ class BruteForceEngine final : public Engine {
       best = std::max(best,
                       m.beta_effective() * us + std::sqrt(1 - us * us) * normals.normal(draw++, 0));
     }
-    const auto distractors = m.entries() - static_cast<std::int64_t>(slots.size());
+    const auto distractors = m.entries(h) - static_cast<std::int64_t>(slots.size());
     for (std::int64_t j = 0; j < distractors; ++j) {
       if (normals.normal(draw++, 0) >= best) return false;
     }
@@ -88,7 +89,8 @@ TEST_CASE("the registry finds engines by name and refuses duplicates") {
   auto registry = with_brute_force();
   CHECK(registry.find("brute-force").name() == "brute-force");
   CHECK(registry.names().back() == "brute-force");
-  CHECK_THROWS_WITH(registry.find("cpu"),
-                    "invalid --engine cpu (use analytic, fast, full, gpu or brute-force)");
+  CHECK_THROWS_WITH(
+      registry.find("cpu"),
+      "invalid --engine cpu (use analytic, fast, full, full-double, gpu or brute-force)");
   CHECK_THROWS_AS(registry.add(std::make_unique<BruteForceEngine>()), std::logic_error);
 }

@@ -1,7 +1,7 @@
 // The engines agree (tests/niah_fixture.hpp): every engine that can run a case against the
 // exact analytic channel and against each other, in units of the Monte Carlo standard error
 // (5 sigma, fixed seeds). Standardized cases compare analytic and fast; full-vector cases
-// fast, full and, where a device is present, gpu.
+// fast, full, full-double and, where a device is present, gpu.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -144,6 +144,84 @@ TEST_CASE("full-vector d=16: two heads combined, with a knockout") {
   check_engines_agree(s);
 }
 
+TEST_CASE("architecture, standardized: strides 4, 3 and 5 with offsets, G=6") {
+  auto s = base();
+  s.architecture = architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+gate = "random:2:0.5"
+heads = [{ offset = 0 }, { offset = 3 }]
+[[layer]]
+window = 5
+stride = 3
+offset = 1
+gate = "weights:1,2,3,4,5"
+[[layer]]
+window = 6
+stride = 5
+offset = 4
+gate = "uniform"
+)");
+  s.beta = 7;
+  s.context = 16384;
+  s.groups = 6;  // each group holds needles of many stride classes (lcm 60)
+  check_engines_agree(s);
+  s.combine = "vote:2";
+  s.knockout = 1;
+  check_engines_agree(s);
+}
+
+TEST_CASE("architecture, full-vector d=16: mixed windows, strides and offsets, every fast path") {
+  auto s = full_vector(base(), 16, 1.0);
+  s.architecture = architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+offset = 1
+gate = "last"
+[[layer]]
+window = 6
+stride = 4
+offset = 3
+gate = "uniform"
+[[layer]]
+window = 12
+stride = 5
+offset = 2
+gate = "onehot:1"
+)");  // conditional; streaming tokens (shared, noisy); boundary entries that pool nothing
+  s.context = 1024;
+  s.content_noise = 0.8;  // moves only the uniform gate: one-slot gates cannot move
+  const auto runs = check_engines_agree(s);
+  std::vector<std::string> names;  // analytic has no content noise; gpu runs where a device is
+  for (const auto& r : runs) {
+    if (r.engine->name() != "gpu") names.push_back(r.engine->name());
+  }
+  CHECK(names == std::vector<std::string>{"fast", "full", "full-double"});
+  CHECK(shipped_engines().find("fast").paths(make_run(s).model) ==
+        std::vector<std::string>{"conditional", "streaming-tokens", "conditional"});
+}
+
+TEST_CASE("architecture, full-vector d=16: --rms-norm with offsets and W < S") {
+  auto s = full_vector(base(), 16, 0.7);
+  s.architecture = architecture(R"(
+[[layer]]
+window = 6
+stride = 4
+offset = 1
+gate = "weights:1,2,3,4,0,0"
+[[layer]]
+window = 3
+stride = 5
+offset = 4
+gate = "weights:1,2,3"
+)");
+  s.context = 1024;
+  s.rms_norm = true;
+  check_engines_agree(s);
+}
+
 TEST_CASE("periodicity: a one-hot gate repeats with period S over the groups") {
   auto s = base();
   s.gates = "onehot:6";
@@ -212,7 +290,7 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "so neighbouring entries share a token and their RMS norms have no exact fast "
                     "reduction; use --engine full)");
   CHECK_THROWS_WITH(shipped_engines().find("cpu"),
-                    "invalid --engine cpu (use analytic, fast, full or gpu)");
+                    "invalid --engine cpu (use analytic, fast, full, full-double or gpu)");
 }
 
 TEST_CASE("every engine says how it computes each head and whether it approximates") {
@@ -220,7 +298,8 @@ TEST_CASE("every engine says how it computes each head and whether it approximat
   s.gates = "last;uniform";
   const auto model = make_run(s).model;
   const auto& engines = shipped_engines();
-  CHECK(engines.names() == std::vector<std::string>{"analytic", "fast", "full", "gpu"});
+  CHECK(engines.names() ==
+        std::vector<std::string>{"analytic", "fast", "full", "full-double", "gpu"});
   CHECK(engines.find("analytic").paths(model) ==
         std::vector<std::string>{"quadrature", "quadrature"});
   CHECK(engines.find("fast").paths(model) ==
@@ -237,21 +316,26 @@ TEST_CASE("Monte Carlo output does not depend on the thread count") {
   s.gates = "uniform;random:3";
   s.context = 1024;
   s.prompts = 50;
-  const auto run = make_run(s);
-  for (const auto* name : {"fast", "full"}) {
-    CAPTURE(name);
-    const auto& engine = shipped_engines().find(name);
-    const auto one = engine.run(run, Parallel{1});
-    const auto two = engine.run(run, Parallel{2});
-    for (std::int64_t t = 0; t < run.needles.trials(); ++t) {
-      const auto a = one.outcomes->row(t);
-      const auto b = two.outcomes->row(t);
-      CHECK(std::equal(a.begin(), a.end(), b.begin()));
-    }
-    REQUIRE(one.argmaxes.size() == two.argmaxes.size());
-    for (std::size_t i = 0; i < one.argmaxes.size(); ++i) {
-      CHECK(one.argmaxes[i].entry == two.argmaxes[i].entry);
-      CHECK(one.argmaxes[i].logit == two.argmaxes[i].logit);
+  auto arch = s;  // heads of different windows share one workspace a thread
+  arch.architecture = architecture(
+      "[[layer]]\nwindow = 3\nstride = 2\noffset = 1\ngate = \"uniform\"\n"
+      "[[layer]]\nwindow = 9\nstride = 4\ngate = \"random:3\"");
+  for (const auto& run : {make_run(s), make_run(arch)}) {
+    for (const auto* name : {"fast", "full", "full-double"}) {
+      CAPTURE(name);
+      const auto& engine = shipped_engines().find(name);
+      const auto one = engine.run(run, Parallel{1});
+      const auto two = engine.run(run, Parallel{2});
+      for (std::int64_t t = 0; t < run.needles.trials(); ++t) {
+        const auto a = one.outcomes->row(t);
+        const auto b = two.outcomes->row(t);
+        CHECK(std::equal(a.begin(), a.end(), b.begin()));
+      }
+      REQUIRE(one.argmaxes.size() == two.argmaxes.size());
+      for (std::size_t i = 0; i < one.argmaxes.size(); ++i) {
+        CHECK(one.argmaxes[i].entry == two.argmaxes[i].entry);
+        CHECK(one.argmaxes[i].logit == two.argmaxes[i].logit);
+      }
     }
   }
 }

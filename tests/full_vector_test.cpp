@@ -1,14 +1,18 @@
 // The per-trial host/device functions of the full-vector model (full_vector.hpp), checked
-// on the CPU against direct formulas and against a naive reference that stores every key.
-// The same reference is the parity target of the CUDA kernel.
+// on the CPU against direct formulas and against a naive reference that stores every key:
+// the double scan (DoubleOps) to rounding, the float scan (FloatOps, the CUDA kernel's code)
+// to float rounding, and the CPU engine's SIMD scan against FloatOps bit for bit on every
+// SIMD target.
 #include "phasesim/engines/full_vector.hpp"
 
 #include <doctest/doctest.h>
+#include <hwy/targets.h>
 
 #include <Eigen/Core>
 #include <cmath>
 #include <vector>
 
+#include "phasesim/engines/full_vector_simd.hpp"
 #include "phasesim/model/gate.hpp"
 
 using namespace phasesim;
@@ -83,15 +87,48 @@ Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std
   return best;
 }
 
-Argmax streamed_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std::uint32_t trial,
-                       std::uint32_t head) {
-  const FullVectorHead h{c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise,
-                         c.tau,      c.rms_norm};
-  Eigen::VectorXd memory(FullVectorWorkspace::size(c.geometry.window, c.dim));
-  memory.setConstant(std::nan(""));  // stale rows must never be read
-  const auto ws = FullVectorWorkspace::carve(memory.data(), c.geometry.window, c.dim);
-  return full_vector_argmax(h, seed, trial, head, c.needle, ws);
+FullVectorHead head_of(const Case& c, const Gate& gate) {
+  return {c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise, c.tau, c.rms_norm};
 }
+
+// A scan's scratch, filled with NaN first: stale rows must never be read. `stride` > 1 lays
+// it out as a GPU block does (one of `stride` interleaved workspaces).
+template <class Ops>
+struct Scratch {
+  Scratch(const Case& c, int stride = 1)
+      : reals(static_cast<std::size_t>(stride * ScanWorkspace<typename Ops::Real>::reals(
+                                                    c.geometry.window, Ops::row_size(c.dim))),
+              std::nan("")),
+        doubles(static_cast<std::size_t>(
+                    stride * ScanWorkspace<typename Ops::Real>::doubles(c.geometry.window)),
+                std::nan("")),
+        ws(ScanWorkspace<typename Ops::Real>::carve(reals.data(), doubles.data(), c.geometry.window,
+                                                    Ops::row_size(c.dim), stride)) {}
+  std::vector<typename Ops::Real> reals;
+  std::vector<double> doubles;
+  ScanWorkspace<typename Ops::Real> ws;
+};
+
+template <class Ops>
+Argmax scan(const Case& c, const Gate& gate, std::uint32_t trial, std::int64_t begin,
+            std::int64_t end, int stride = 1) {
+  const Scratch<Ops> scratch(c, stride);
+  return scan_full_vector<Ops>(head_of(c, gate), 9, trial, 1, c.needle, begin, end, scratch.ws);
+}
+
+Argmax streamed_argmax(const Case& c, const Gate& gate, std::uint32_t trial) {
+  return scan<DoubleOps>(c, gate, trial, 0, c.entries);
+}
+
+const std::vector<Case> kCases = {
+    {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
+    {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
+    {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
+    {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},  // entry 0 pools nothing
+    {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10},
+    {{8, 4}, "uniform", 64, 1.47, 0.0, true, 60, 101},
+    {{6, 4}, "weights:0,1,0,0,0,2", 33, 0.5, 0.0, false, 40, 70},
+};
 
 }  // namespace
 
@@ -166,6 +203,14 @@ TEST_CASE("Argmax keeps the lowest entry on ties and entry_contains matches the 
   best.offer(2, 2.0);
   best.offer(3, 1.0);
   CHECK(best.entry == 1);
+  CHECK(best.runner_up == 2.0);
+  Argmax rising;
+  rising.offer(0, 1.0);
+  CHECK(rising.gap() == HUGE_VAL);  // one entry: no runner-up
+  rising.offer(1, 1.5);
+  rising.offer(2, 0.25);
+  CHECK(rising.entry == 1);
+  CHECK(rising.gap() == 0.5);
   const Geometry g{8, 4};
   for (std::int64_t p = 20; p < 40; ++p) {
     for (const auto& e : entries_containing(g, p, 100)) CHECK(entry_contains(g, e.entry, p));
@@ -175,22 +220,56 @@ TEST_CASE("Argmax keeps the lowest entry on ties and entry_contains matches the 
   }
 }
 
-TEST_CASE("streamed full-vector argmax equals a naive reference that stores every key") {
-  const std::vector<Case> cases = {
-      {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
-      {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
-      {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
-      {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},  // entry 0 pools nothing
-      {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10},
-  };
-  for (const auto& c : cases) {
+TEST_CASE("the double scan equals a naive reference that stores every key") {
+  for (const auto& c : kCases) {
     CAPTURE(c.gate);
     const auto gate = parse_gate(c.gate, c.geometry.window);
     for (std::uint32_t trial = 0; trial < 4; ++trial) {
       const auto expected = reference_argmax(c, gate, 9, trial, 1);
-      const auto streamed = streamed_argmax(c, gate, 9, trial, 1);
+      const auto streamed = streamed_argmax(c, gate, trial);
       CHECK(streamed.entry == expected.entry);
       CHECK(streamed.logit == doctest::Approx(expected.logit).epsilon(1e-12));
+      CHECK(streamed.runner_up == doctest::Approx(expected.runner_up).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("the float scan is the naive double reference to float rounding") {
+  // Keys, pooled entries and logits in float: a logit of size up to ~sqrt(d) moves by ~1e-6,
+  // so the entry may change only where the top two logits are that close.
+  for (const auto& c : kCases) {
+    CAPTURE(c.gate);
+    const auto gate = parse_gate(c.gate, c.geometry.window);
+    for (std::uint32_t trial = 0; trial < 4; ++trial) {
+      const auto expected = reference_argmax(c, gate, 9, trial, 1);
+      const auto got = scan<FloatOps>(c, gate, trial, 0, c.entries);
+      CHECK(std::abs(got.logit - expected.logit) < 1e-4);
+      if (got.entry != expected.entry) CHECK(expected.gap() < 2e-4);
+    }
+  }
+}
+
+TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scratch too") {
+  for (const auto& c : kCases) {
+    CAPTURE(c.gate);
+    CAPTURE(c.dim);
+    const auto gate = parse_gate(c.gate, c.geometry.window);
+    for (std::uint32_t trial = 0; trial < 3; ++trial) {
+      const auto scalar = scan<FloatOps>(c, gate, trial, 0, c.entries);
+      const auto strided = scan<FloatOps>(c, gate, trial, 0, c.entries, 3);
+      CHECK(strided.entry == scalar.entry);
+      CHECK(strided.logit == scalar.logit);
+      for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        CAPTURE(hwy::TargetName(target));
+        const Scratch<FloatOps> scratch(c);
+        const auto simd = full_vector_argmax_simd(head_of(c, gate), 9, trial, 1, c.needle, 0,
+                                                  c.entries, scratch.ws);
+        CHECK(simd.entry == scalar.entry);
+        CHECK(simd.logit == scalar.logit);
+        CHECK(simd.runner_up == scalar.runner_up);
+      }
+      hwy::SetSupportedTargetsForTest(0);
     }
   }
 }
@@ -229,7 +308,10 @@ TEST_CASE("Argmax::merge in any order gives the sequential scan's answer, ties i
     for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) merged.merge(*r);
     CHECK(merged.entry == sequential.entry);
     CHECK(merged.logit == sequential.logit);
+    CHECK(merged.runner_up == sequential.runner_up);
   }
+  CHECK(sequential.runner_up == 3.0);  // the tie: the top two logits are equal, gap 0
+  CHECK(sequential.gap() == 0.0);
   Argmax empty;
   empty.merge(Argmax{});
   CHECK(empty.entry == -1);
@@ -240,33 +322,24 @@ TEST_CASE("Argmax::merge in any order gives the sequential scan's answer, ties i
 }
 
 TEST_CASE("a scan split into ranges and merged equals the full scan bit for bit") {
-  const std::vector<Case> cases = {
-      {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
-      {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
-      {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
-      {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},
-  };
-  for (const auto& c : cases) {
+  // What the GPU kernel does: each thread scans a range (FloatOps), the block merges.
+  for (const auto& c : kCases) {
     CAPTURE(c.gate);
     const auto gate = parse_gate(c.gate, c.geometry.window);
-    const FullVectorHead h{c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise,
-                           c.tau,      c.rms_norm};
-    Eigen::VectorXd memory(FullVectorWorkspace::size(c.geometry.window, c.dim));
     for (std::uint32_t trial = 0; trial < 3; ++trial) {
-      const auto whole = streamed_argmax(c, gate, 9, trial, 1);
+      const auto whole = scan<FloatOps>(c, gate, trial, 0, c.entries);
       for (const std::int64_t parts :
            {std::int64_t{2}, std::int64_t{3}, std::int64_t{7}, c.entries}) {
         CAPTURE(parts);
         Argmax merged;
         for (std::int64_t k = parts - 1; k >= 0; --k) {
-          memory.setConstant(std::nan(""));  // a range must not read another range's keys
-          const auto ws = FullVectorWorkspace::carve(memory.data(), c.geometry.window, c.dim);
           const std::int64_t begin = c.entries * k / parts;
           const std::int64_t end = c.entries * (k + 1) / parts;
-          merged.merge(full_vector_argmax(h, 9, trial, 1, c.needle, begin, end, ws));
+          merged.merge(scan<FloatOps>(c, gate, trial, begin, end));
         }
         CHECK(merged.entry == whole.entry);
         CHECK(merged.logit == whole.logit);
+        CHECK(merged.runner_up == whole.runner_up);
       }
     }
   }

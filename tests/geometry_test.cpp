@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "phasesim/core/error.hpp"
@@ -82,9 +83,48 @@ TEST_CASE("entries near the ends: only existing entries are listed") {
   CHECK(entries_containing(g, 99, 25).size() == 1);
 }
 
+TEST_CASE("offsets shift entry boundaries, not phases") {
+  for (int W = 1; W <= 9; ++W) {
+    for (int S = 1; S <= 9; ++S) {
+      for (int o = 0; o < S; ++o) {
+        const Geometry g{W, S, o};
+        const Geometry plain{W, S};
+        CAPTURE(W);
+        CAPTURE(S);
+        CAPTURE(o);
+        for (int phi = 0; phi < S; ++phi) {
+          CHECK(g.multiplicity(phi) == plain.multiplicity((phi - o + S) % S));
+        }
+        for (std::int64_t j = 0; j < 4; ++j) {
+          CHECK(g.position(j, 0) == plain.position(j, 0) + o);
+          CHECK(g.first_existing_slot(j) == std::max<std::int64_t>(0, -g.position(j, 0)));
+        }
+        // Entry N_c - 1 is the last whose window ends before the query at L.
+        const std::int64_t L = 5 * W + 3 * S + 1;
+        const auto n = g.entries_before(L);
+        CHECK(g.position(n - 1, W - 1) <= L - 1);
+        CHECK(g.position(n, W - 1) > L - 1);
+        for (std::int64_t t = 3 * W + 2 * S; t < 3 * W + 3 * S; ++t) {
+          const auto found = entries_containing(g, t, n);
+          CHECK(static_cast<int>(found.size()) == g.multiplicity(g.phase_of_position(t)));
+          for (const auto& [j, s] : found) CHECK(g.position(j, s) == t);
+        }
+      }
+    }
+  }
+  const Geometry g{8, 8, 3};  // entry j pools 8j + 3 .. 8j + 10
+  CHECK(g.position(0, 0) == 3);
+  CHECK(g.phase_of_slot(7) == 2);
+  CHECK(g.slots_of_phase(3) == std::vector<int>{0});
+  CHECK(g.entries_before(100) == 12);
+  CHECK(g.entries_before(2) == 0);
+}
+
 TEST_CASE("validation messages") {
   CHECK_THROWS_WITH_AS((Geometry{0, 4}.validate()), "invalid --window 0 (must be at least 1)",
                        InputError);
   CHECK_THROWS_WITH_AS((Geometry{8, -1}.validate()), "invalid --stride -1 (must be at least 1)",
                        InputError);
+  CHECK_THROWS_WITH_AS((Geometry{8, 4, 4}.validate()),
+                       "invalid offset 4 (must be in [0, 4), below the stride)", InputError);
 }

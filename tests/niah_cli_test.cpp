@@ -117,7 +117,7 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
        "use --engine full)"},
       {"--engine full",
        "invalid --engine full without --dim (the full-vector engine needs --dim D)"},
-      {"--engine cpu", "invalid --engine cpu (use analytic, fast, full or gpu)"},
+      {"--engine cpu", "invalid --engine cpu (use analytic, fast, full, full-double or gpu)"},
       {"--engine analytic --content-noise 0.5",
        "invalid --content-noise 0.5 with --engine analytic (the analytic channel has no content "
        "noise; use --engine fast)"},

@@ -28,6 +28,11 @@ inline NiahSpec full_vector(NiahSpec spec, int dim, double query_noise) {
   return spec;
 }
 
+/// An architecture from TOML text, as a file would give it ("test.toml" in messages).
+inline Architecture architecture(std::string_view toml) {
+  return parse_architecture(toml, "test.toml");
+}
+
 inline NiahResult run_engine(const NiahSpec& spec, const Engine& engine) {
   return run_niah(make_run(spec), engine, Parallel{});
 }

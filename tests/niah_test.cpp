@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -30,15 +31,27 @@ TEST_CASE("needles: every group draws from the same interior blocks") {
   CHECK(blocks.size() > 100);  // spread over the range, not a few positions
 }
 
-TEST_CASE("needles: phase counts follow k*G + r mod S, also when S does not divide G") {
+TEST_CASE("needles: position classes follow k*G + r mod M, also when M does not divide G") {
   const Geometry g{8, 4};
   const auto plan = plan_needles(g, 1000, 6, 1);
-  for (int r = 0; r < 6; ++r) {
-    std::vector<std::int64_t> expected(4, 0);
-    for (std::int64_t k = 0; k < plan.block_count; ++k) {
-      ++expected[static_cast<std::size_t>(((plan.first_block + k) * 6 + r) % 4)];
+  for (const std::int64_t modulus : {4, 20, 7 * 4 * 5}) {
+    for (int r = 0; r < 6; ++r) {
+      CAPTURE(modulus);
+      CAPTURE(r);
+      std::map<std::int64_t, std::int64_t> expected;  // class -> count, by class
+      for (std::int64_t k = 0; k < plan.block_count; ++k) {
+        ++expected[((plan.first_block + k) * 6 + r) % modulus];
+      }
+      std::map<std::int64_t, std::int64_t> found;
+      std::int64_t previous = -1;
+      for (const auto& c : position_classes(plan, modulus, r)) {
+        CHECK(c.position % 6 == r);
+        CHECK(c.position % modulus > previous);  // increasing class
+        previous = c.position % modulus;
+        found[c.position % modulus] = c.count;
+      }
+      CHECK(found == expected);
     }
-    CHECK(phase_counts(plan, g, r) == expected);
   }
 }
 

@@ -253,8 +253,9 @@ std::size_t run_square_sweep(const fs::path& file, const fs::path& dir, Square& 
   const auto plan = plan_sweep(file, dir, square.command());
   check_sweep_dir(plan, resume);
   const auto pending = prepare_sweep_dir(plan, resume);
-  std::size_t finished = 0;  // unguarded: run_sweep calls back one at a time
-  const auto results = run_sweep(plan, pending, Parallel{threads}, [&] { ++finished; });
+  std::size_t finished = 0;  // unguarded: the policy calls back one at a time
+  const auto results =
+      run_sweep(plan, pending, Parallel{threads, [&](std::int64_t) { ++finished; }});
   CHECK(results == dir / "results.csv");
   CHECK(finished == pending.size());
   return pending.size();

@@ -75,7 +75,7 @@ TEST_CASE("concentration at beta 10: outside (k* > 1), the optimum splits, disag
   CHECK(check_json(check)["verdict"] == "disagree");
 }
 
-TEST_CASE("concentration, linear model: one-hot below beta*, not above; no first order") {
+TEST_CASE("concentration, linear model: one-hot below beta*, not above, no first order") {
   const auto below =
       check_concentration(v4_objective(4, RetentionModel::linear), two_restarts(), Parallel{});
   CHECK_FALSE(below.max_weight_first_order.has_value());
@@ -191,7 +191,7 @@ TEST_CASE("diversity at the defaults of `theorem diversity`: inside, agree") {
                                  "expected_blind"});
 }
 
-TEST_CASE("diversity for N of order S: outside, disagree; one N has no slope") {
+TEST_CASE("diversity for N of order S: outside, disagree, and one N has no slope") {
   DiversityModel m;
   const auto small = check_diversity(m, {1, 2, 4}, {});
   CHECK_FALSE(small.verdict.inside);

@@ -1,10 +1,12 @@
-// phasesim coverage: how one gate spreads its weight over the phases.
+// phasesim coverage: how one gate spreads its weight over the phases, or every head of an
+// architecture (--arch).
 #include <memory>
 #include <ostream>
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "phasesim/model/coverage.hpp"
+#include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
 namespace {
@@ -12,6 +14,7 @@ namespace {
 struct CoverageOptions {
   Geometry geometry;
   std::string gate = "last";
+  std::string arch;
   std::string json;
 };
 
@@ -43,6 +46,36 @@ void print_coverage_table(const std::vector<PhaseCoverage>& phases, std::ostream
   table.print(out);
 }
 
+// Every head's coverage, the architecture and its KV cost.
+int run_architecture_coverage(const CoverageOptions& options, const Architecture& arch,
+                              std::ostream& out) {
+  auto doc = new_document("coverage");
+  doc["arch"] = options.arch;
+  doc["architecture"] = architecture_json(arch);
+  const auto cost = kv_cost(arch.geometries());
+  doc["kv_cost"] = kv_cost_json(cost);
+  const bool table = wants_table(options.json);
+  if (table) {
+    out << "coverage of architecture " << arch.name << " (" << arch.file << "): " << arch.layers
+        << (arch.layers == 1 ? " layer, " : " layers, ") << cost.heads
+        << (cost.heads == 1 ? " head" : " heads") << ", kv cost "
+        << fixed(cost.entries_per_token, 4) << " entries per token\n";
+  }
+  for (std::size_t h = 0; h < arch.heads.size(); ++h) {
+    const auto& head = arch.heads[h];
+    const auto& g = head.geometry;
+    const auto phases = phase_coverage(g, head.gate);
+    doc["architecture"]["heads"][h]["gate_weights"] = head.gate.weights;
+    doc["architecture"]["heads"][h]["phases"] = coverage_json(phases);
+    if (!table) continue;
+    out << "\nlayer " << head.layer << ", head " << head.head << ": W=" << g.window
+        << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec << "\n";
+    print_coverage_table(phases, out);
+  }
+  write_json(options.json, doc);
+  return kSuccess;
+}
+
 int run_coverage(const CoverageOptions& options, const Gate& gate, std::ostream& out) {
   const auto phases = phase_coverage(options.geometry, gate);
   auto doc = new_document("coverage");
@@ -70,8 +103,16 @@ void add_coverage_command(CLI::App& app, Action& action) {
   add_geometry_options(*cmd, options->geometry);
   cmd->add_option("--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
       ->capture_default_str();
+  add_arch_option(*cmd, options->arch, {"--window", "--stride", "--gate"});
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
+    if (!options->arch.empty()) {
+      auto arch = load_architecture(options->arch);
+      action = [options, arch](std::ostream& out) {
+        return run_architecture_coverage(*options, arch, out);
+      };
+      return;
+    }
     options->geometry.validate();
     auto gate = parse_gate(options->gate, options->geometry.window);
     action = [options, gate](std::ostream& out) { return run_coverage(*options, gate, out); };

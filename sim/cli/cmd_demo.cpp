@@ -16,6 +16,7 @@
 #include "cli/command.hpp"
 #include "cli/demo_tour.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 
 namespace phasesim::cli {
 namespace {
@@ -90,7 +91,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   out << "phasesim demo: how compressing a KV cache makes retrieval depend on a token's\n"
          "position, in four steps: the geometry, one model, the three theorems, many heads.\n";
   for (const auto& step : demo_steps()) run_step(step, dir, out);
-  if (options.figures) render_figures(dir, out);
+  if (options.figures) on_root([&] { render_figures(dir, out); });  // in a job, once
   out << "\nEverything above is also data: the JSON of every step is in " << dir.string()
       << "/.\nNext: README.md (the tour and the commands), experiments/ (one folder per "
          "claim),\ntheory/THEORY.md (the statements and proofs).\n";

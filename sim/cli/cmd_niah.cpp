@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/command.hpp"
+#include "cli/niah_options.hpp"
 #include "cli/niah_table.hpp"
 #include "cli/output.hpp"
 #include "phasesim/core/error.hpp"
@@ -14,25 +15,17 @@ namespace {
 
 // The options as CLI11 fills them; `given` tells which ones the user gave.
 struct NiahOptions {
-  NiahSpec spec;
+  RunOptions run;
   int heads = 1;
-  double beta = 4.5;
-  int dim = 0;
   int knockout = 0;
-  int threads = 0;
-  std::string engine = "fast";
-  std::string json;
-  const CLI::Option *heads_given, *beta_given, *dim_given, *knockout_given;
+  std::string arch;
+  const CLI::Option *heads_given, *knockout_given;
 
   NiahSpec given_spec() const {
-    auto s = spec;
-    auto value = [](const CLI::Option* o, auto v) {
-      return o->count() ? std::optional(v) : std::nullopt;
-    };
-    s.heads = value(heads_given, heads);
-    s.beta = value(beta_given, beta);
-    s.dim = value(dim_given, dim);
-    s.knockout = value(knockout_given, knockout);
+    auto s = run.given_spec();
+    if (heads_given->count()) s.heads = heads;
+    if (knockout_given->count()) s.knockout = knockout;
+    if (!arch.empty()) s.architecture = load_architecture(arch);
     return s;
   }
 };
@@ -40,40 +33,26 @@ struct NiahOptions {
 int run_niah_command(const NiahRun& run, const Engine& engine, const NiahOptions& o,
                      std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_niah(run, engine, Parallel{o.threads});
+  const auto result = run_niah(run, engine, Parallel{o.run.threads});
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  if (wants_table(o.json)) print_niah_table(run, engine.name(), result, elapsed.count(), out);
-  write_json(o.json, niah_document(run, engine.name(), engine.paths(run.model), result));
+  if (wants_table(o.run.json)) {
+    print_niah_table(run, engine.name(), result, elapsed.count(), out);
+  }
+  write_json(o.run.json, niah_document(run, engine.name(), engine.paths(run.model), result));
   return kSuccess;
 }
 
 void add_options(CLI::App& cmd, NiahOptions& o, const EngineRegistry& engines) {
-  auto& s = o.spec;
-  add_geometry_options(cmd, s.geometry);
+  add_geometry_options(cmd, o.run.spec.geometry);
   o.heads_given = cmd.add_option("--heads", o.heads, "Heads H (replicates a single --gates spec)")
                       ->capture_default_str();
-  cmd.add_option("--gates", s.gates,
+  cmd.add_option("--gates", o.run.spec.gates,
                  std::string("Gate per head, ';'-separated, or @file.json: ") + kGateFormsHelp)
       ->capture_default_str();
-  o.beta_given = cmd.add_option("--beta", o.beta, "Standardized channel: signal strength beta")
-                     ->capture_default_str();
-  o.dim_given =
-      cmd.add_option("--dim", o.dim, "Full-vector model: key dimension d (instead of --beta)");
-  cmd.add_option("--query-noise", s.query_noise, "Full-vector model: query noise sigma_q");
-  cmd.add_option("--content-noise", s.content_noise, "Content noise tau of the gate")
-      ->capture_default_str();
-  cmd.add_flag("--rms-norm", s.rms_norm, "RMS-normalize every pooled entry");
-  cmd.add_option("--context,-L", s.context, "Context length L in tokens")->capture_default_str();
-  cmd.add_option("--groups,-G", s.groups, "Groups G (group = needle position mod G)")
-      ->capture_default_str();
-  cmd.add_option("--prompts,-P", s.prompts, "Prompts (trials) per group")->capture_default_str();
-  cmd.add_option("--combine", s.combine, "Combine heads: any or vote:K")->capture_default_str();
-  o.knockout_given =
-      cmd.add_option("--knockout", o.knockout, "Also report each group without head H (0-based)");
-  cmd.add_option("--engine", o.engine, join(engines.names(), ", "))->capture_default_str();
-  cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
-  add_threads_option(cmd, o.threads);
-  add_json_option(cmd, o.json);
+  add_arch_option(cmd, o.arch, {"--window", "--stride", "--heads", "--gates"});
+  add_run_options(cmd, o.run, engines);
+  o.knockout_given = cmd.add_option(
+      "--knockout", o.knockout, "Also report each group without head H (0-based, over all layers)");
 }
 
 }  // namespace
@@ -86,9 +65,9 @@ void add_niah_command(CLI::App& app, Action& action,
   add_options(*cmd, *options, *engines);
   cmd->callback([options, engines, &action] {
     const auto run = make_run(options->given_spec());
-    const auto& engine = engines->find(options->engine);
+    const auto& engine = engines->find(options->run.engine);
     engine.check(run.model);
-    check_threads(options->threads);
+    check_threads(options->run.threads);
     action = [run, engines, &engine, options](std::ostream& out) {
       return run_niah_command(run, engine, *options, out);
     };

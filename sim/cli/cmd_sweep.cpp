@@ -5,6 +5,7 @@
 // prints the summary.
 #include <unistd.h>
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -14,6 +15,7 @@
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 #include "phasesim/sweep/run.hpp"
 
 namespace phasesim::cli {
@@ -44,8 +46,12 @@ int run_sweep_command(const SweepOptions& options, const SweepPlan& plan, std::o
   const auto pending = prepare_sweep_dir(plan, options.resume);
   const auto resumed = plan.cells.size() - pending.size();
   Progress progress(std::cerr, plan.cells.size(), resumed, ::isatty(STDERR_FILENO) == 1);
-  const auto results =
-      run_sweep(plan, pending, Parallel{options.threads}, [&] { progress.advance(); });
+  Parallel parallel{options.threads};
+  // In an MPI job rank 0 shows the job's progress, when its own cells finish and at the end.
+  const auto report = [&](std::int64_t ran) { progress.finished(static_cast<std::size_t>(ran)); };
+  if (job_rank().root()) parallel.progress = report;
+  const auto results = run_sweep(plan, pending, parallel);
+  if (job_rank().root()) report(static_cast<std::int64_t>(pending.size()));
   out << "sweep of '" << plan.spec.command.front() << "': " << plan.cells.size() << " cells ("
       << pending.size() << " run, " << resumed << " resumed)\nresults: " << results.string()
       << "\n";

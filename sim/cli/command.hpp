@@ -22,7 +22,7 @@ enum ExitStatus : int {
   kInternalError = 1,
   kBadInput = 2,          ///< the user's input is invalid; nothing was written
   kPredictionFailed = 3,  ///< `theorem`: the numerical check disagrees with the prediction
-  kParityFailed = 4,      ///< `gpu-check`: the gpu and CPU full engines disagree
+  kParityFailed = 4,      ///< `gpu-check`, `precision-check`: the two engines disagree
 };
 
 using Action = std::function<int(std::ostream& out)>;
@@ -35,12 +35,18 @@ void add_demo_command(CLI::App& app, Action& action);
 void add_diagnose_command(CLI::App& app, Action& action);
 void add_gpu_check_command(CLI::App& app, Action& action,
                            std::shared_ptr<const EngineRegistry> engines);
+void add_precision_check_command(CLI::App& app, Action& action,
+                                 std::shared_ptr<const EngineRegistry> engines);
+void add_compare_command(CLI::App& app, Action& action,
+                         std::shared_ptr<const EngineRegistry> engines);
 // Theorems (theory/THEORY.md).
 void add_optimize_command(CLI::App& app, Action& action);
 void add_phase_diagram_command(CLI::App& app, Action& action);
 void add_dynamics_command(CLI::App& app, Action& action);
 void add_diversity_command(CLI::App& app, Action& action);
 void add_theorem_command(CLI::App& app, Action& action);
+// The training lab (docs/TRAINING.md).
+void add_train_command(CLI::App& app, Action& action);
 
 /// The application with every command; parsing stores the chosen command's action.
 std::unique_ptr<CLI::App> make_app(Action& action);

@@ -1,5 +1,6 @@
 #include "cli/niah_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <ostream>
@@ -15,11 +16,35 @@ std::string bar(double accuracy) {
   return text;
 }
 
+// "8 heads (random:1:10, ...)" for the shorthand; the architecture's name, file and layers.
+void print_heads(const NiahRun& run, std::ostream& out) {
+  const auto& m = run.model;
+  const auto heads = std::to_string(m.heads()) + (m.heads() == 1 ? " head" : " heads");
+  if (run.architecture) {
+    const auto& a = *run.architecture;
+    out << "architecture " << a.name << " (" << a.file << "): " << a.layers
+        << (a.layers == 1 ? " layer, " : " layers, ") << heads;
+    return;
+  }
+  out << "W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", " << heads << " ("
+      << m.gates.front().spec << (m.heads() > 1 ? ", ...)" : ")");
+}
+
+// "32768 entries", or "16384 to 18724 entries" when the heads' entry counts differ.
+std::string entries_text(const NiahModel& m) {
+  std::int64_t least = m.entries(0);
+  std::int64_t most = least;
+  for (int h = 1; h < m.heads(); ++h) {
+    least = std::min(least, m.entries(h));
+    most = std::max(most, m.entries(h));
+  }
+  return std::to_string(least) + (most > least ? " to " + std::to_string(most) : "") + " entries";
+}
+
 void print_header(const NiahRun& run, const std::string& engine, std::ostream& out) {
   const auto& m = run.model;
-  out << "niah: W=" << m.geometry.window << " S=" << m.geometry.stride << ", " << m.heads()
-      << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
-      << (m.heads() > 1 ? ", ...)" : ")");
+  out << "niah: ";
+  print_heads(run, out);
   if (m.full_vector()) {
     out << ", dim " << *m.dim << ", query noise " << m.query_noise;
   } else {
@@ -27,8 +52,8 @@ void print_header(const NiahRun& run, const std::string& engine, std::ostream& o
   }
   if (m.content_noise > 0) out << ", content noise " << m.content_noise;
   if (m.rms_norm) out << ", rms-norm";
-  out << ", context " << m.context << " (" << m.entries() << " entries), combine "
-      << run.combine.text << ", engine " << engine << ", seed " << m.seed << "\n";
+  out << ", context " << m.context << " (" << entries_text(m) << "), combine " << run.combine.text
+      << ", engine " << engine << ", seed " << m.seed << "\n";
 }
 
 void print_groups(const NiahResult& result, std::ostream& out) {
@@ -58,11 +83,20 @@ void print_summary(const NiahRun& run, const NiahSummary& s, double seconds, std
     out << "exact (no trials)";
   }
   out << ", " << fixed(seconds, 2) << " s\n";
+  const auto cost = kv_cost(run.model.geometries);
+  out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
+      << fixed(cost.relative(), 4) << " of full attention (" << cost.heads
+      << (cost.heads == 1 ? " head)\n" : " heads)\n");
 }
 
-void print_knockout(const NiahResult& result, std::ostream& out) {
+void print_knockout(const NiahRun& run, const NiahResult& result, std::ostream& out) {
   const auto& k = *result.knockout;
-  out << "\nknockout of head " << k.head << " (the same trials without it):\n";
+  out << "\nknockout of head " << k.head;
+  if (run.architecture) {
+    const auto& head = run.architecture->heads[static_cast<std::size_t>(k.head)];
+    out << " (layer " << head.layer << ", head " << head.head << ")";
+  }
+  out << " (the same trials without it):\n";
   Table table({"group", "with", "without", "change", "± se"});
   for (std::size_t r = 0; r < k.groups.size(); ++r) {
     const auto& g = k.groups[r];
@@ -81,7 +115,7 @@ void print_niah_table(const NiahRun& run, const std::string& engine, const NiahR
   print_header(run, engine, out);
   print_groups(result, out);
   print_summary(run, result.summary, seconds, out);
-  if (result.knockout) print_knockout(result, out);
+  if (result.knockout) print_knockout(run, result, out);
 }
 
 }  // namespace phasesim::cli

@@ -10,6 +10,8 @@
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
+#include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
 
@@ -23,6 +25,16 @@ void add_geometry_options(CLI::App& command, Geometry& geometry) {
       ->capture_default_str();
   command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
       ->capture_default_str();
+}
+
+void add_arch_option(CLI::App& command, std::string& path,
+                     const std::vector<std::string>& shorthand) {
+  auto* option = command.add_option(
+      "--arch", path,
+      "Architecture: a TOML file of layers of heads (window, stride, offset, gate per head) or "
+      "a preset (" +
+          join(architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
+  for (const auto& name : shorthand) option->excludes(name);
 }
 
 void add_threads_option(CLI::App& command, int& threads) {
@@ -49,12 +61,14 @@ void check_json_path(const std::string& path) {
 
 void write_json(const std::string& path, const Json& document) {
   if (path.empty()) return;
-  const std::string text = document.dump(2) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-  } else {
-    write_file_atomically(path, text);
-  }
+  on_root([&] {  // in an MPI job every rank has the document; rank 0 writes it
+    const std::string text = document.dump(2) + "\n";
+    if (path == "-") {
+      std::cout << text << std::flush;
+    } else {
+      write_file_atomically(path, text);
+    }
+  });
 }
 
 Table::Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

@@ -17,6 +17,11 @@ void add_json_option(CLI::App& command, std::string& path);
 /// Declares --window/-W and --stride/-S, the geometry every model command takes.
 void add_geometry_options(CLI::App& command, Geometry& geometry);
 
+/// Declares --arch FILE (an architecture file or preset, phasesim/niah/architecture.hpp),
+/// which excludes the one-layer shorthand's options named in `shorthand`.
+void add_arch_option(CLI::App& command, std::string& path,
+                     const std::vector<std::string>& shorthand);
+
 /// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
 void add_threads_option(CLI::App& command, int& threads);
 
@@ -27,7 +32,8 @@ void check_threads(int threads);
 /// folder exists and is writable): checked before long work, not after it.
 void check_json_path(const std::string& path);
 
-/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty.
+/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
+/// MPI job, rank 0 alone writes (core/job.hpp).
 void write_json(const std::string& path, const Json& document);
 
 /// True when the table should be printed (the JSON does not go to stdout).

@@ -5,7 +5,6 @@
 #include <ostream>
 
 namespace phasesim::cli {
-namespace {
 
 std::string duration_text(double seconds) {
   const auto s = static_cast<long>(std::lround(seconds));
@@ -13,8 +12,6 @@ std::string duration_text(double seconds) {
   std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
   return text;
 }
-
-}  // namespace
 
 Progress::Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal)
     : out_(out), total_(total), resumed_(done), done_(done), terminal_(terminal) {}
@@ -32,8 +29,9 @@ std::string Progress::status() const {
   return text;
 }
 
-void Progress::advance() {
-  ++done_;
+void Progress::finished(std::size_t ran) {
+  if (resumed_ + ran <= done_) return;
+  done_ = resumed_ + ran;
   const auto now = Clock::now();
   const bool last = done_ == total_;
   const auto since = std::chrono::duration<double>(now - last_print_).count();

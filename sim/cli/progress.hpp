@@ -7,15 +7,19 @@
 
 namespace phasesim::cli {
 
+/// "h:mm:ss" of a duration, rounded to the second.
+std::string duration_text(double seconds);
+
 class Progress {
  public:
   /// `total` units of which `done` are already finished (resumed); `terminal` selects
   /// the redrawn bar.
   Progress(std::ostream& out, std::size_t total, std::size_t done, bool terminal);
 
-  /// One more unit finished; redraws at most every 0.1 s on a terminal and prints a
-  /// line at most every 5 s otherwise, and always for the last unit.
-  void advance();
+  /// `ran` units of this run finished (a count not above the last one is ignored); redraws
+  /// at most every 0.1 s on a terminal and prints a line at most every 5 s otherwise, and
+  /// always for the last unit.
+  void finished(std::size_t ran);
 
  private:
   std::string status() const;

@@ -26,7 +26,7 @@ void take(std::optional<T> given, std::optional<T> from_table, std::optional<T>&
 
 // m_phi for each of the S phases: from the geometry when the window is known, else 1
 // (window <= stride assumed).
-std::vector<int> multiplicities(const Architecture& a, int stride) {
+std::vector<int> multiplicities(const DiagnosedArchitecture& a, int stride) {
   std::vector<int> m(static_cast<std::size_t>(stride), 1);
   if (!a.window) return m;
   const Geometry geometry{*a.window, stride};
@@ -63,7 +63,7 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   return input;
 }
 
-void add_fits(const Architecture& a, const std::vector<int>& m, Diagnosis& d,
+void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnosis& d,
               const Parallel& parallel) {
   const int stride = static_cast<int>(m.size());
   if (d.phases < stride) {
@@ -94,7 +94,7 @@ void add_fits(const Architecture& a, const std::vector<int>& m, Diagnosis& d,
   }
 }
 
-std::vector<std::string> assumptions(const Architecture& a, const Diagnosis& d) {
+std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
   std::vector<std::string> list;
   if (a.context_source == "assumed") {
     list.push_back("context " + std::to_string(a.context) +
@@ -148,11 +148,6 @@ Json estimate_json(const PhaseEstimate& e) {
       {"phase", e.phase}, {"accuracy", e.accuracy}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}};
 }
 
-template <typename T>
-Json optional_json(const std::optional<T>& value) {
-  return value ? Json(*value) : Json();
-}
-
 Json fit_json(const LabelledFit& labelled) {
   const auto& f = labelled.fit;
   Json phases = Json::array();
@@ -181,8 +176,8 @@ Json fit_json(const LabelledFit& labelled) {
 
 }  // namespace
 
-Architecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec) {
-  Architecture a;
+DiagnosedArchitecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec) {
+  DiagnosedArchitecture a;
   take(spec.window, table.architecture.window, a.window, a.window_source);
   take(spec.stride, table.architecture.stride, a.stride, a.stride_source);
   std::optional<std::int64_t> context;

@@ -8,6 +8,8 @@
 namespace phasesim::engines {
 namespace {
 
+constexpr std::int64_t kMaxClasses = std::int64_t{1} << 20;
+
 class AnalyticEngine final : public Engine {
  public:
   std::string name() const override { return "analytic"; }
@@ -18,6 +20,13 @@ class AnalyticEngine final : public Engine {
             "invalid --content-noise " + format_number(model.content_noise) +
                 " with --engine analytic (the analytic channel has no content noise; use "
                 "--engine fast)");
+    // The report combines heads per class of needle positions modulo the strides' lcm:
+    // bound that work, and its memory, before any.
+    const auto classes = stride_period(model.geometries, model.context);
+    require(classes <= kMaxClasses,
+            "invalid --engine analytic (the heads' strides give " + std::to_string(classes) +
+                " classes of needle positions to combine the heads over, more than " +
+                std::to_string(kMaxClasses) + "; use --engine fast)");
   }
 
   std::string approximation(const NiahModel& model) const override {
@@ -31,9 +40,9 @@ class AnalyticEngine final : public Engine {
   EngineOutput run(const NiahRun& run, const Parallel&) const override {
     const auto& m = run.model;
     EngineOutput output;
-    for (const auto& gate : m.gates) {
-      output.phase_success.push_back(
-          phase_success(m.geometry, gate, m.beta_effective(), m.entries()));
+    for (int h = 0; h < m.heads(); ++h) {
+      output.phase_success.push_back(phase_success(
+          m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.beta_effective(), m.entries(h)));
     }
     return output;
   }

@@ -7,6 +7,7 @@ namespace engines {
 std::unique_ptr<Engine> make_analytic_engine();
 std::unique_ptr<Engine> make_fast_engine();
 std::unique_ptr<Engine> make_full_engine();
+std::unique_ptr<Engine> make_full_double_engine();
 std::unique_ptr<Engine> make_gpu_engine();
 }  // namespace engines
 
@@ -15,6 +16,7 @@ EngineRegistry builtin_engines() {
   registry.add(engines::make_analytic_engine());
   registry.add(engines::make_fast_engine());
   registry.add(engines::make_full_engine());
+  registry.add(engines::make_full_double_engine());
   registry.add(engines::make_gpu_engine());
   return registry;
 }

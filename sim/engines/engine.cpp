@@ -50,7 +50,7 @@ OutcomeTable outcomes_of(const NiahRun& run, const std::vector<Argmax>& argmaxes
     const std::int64_t needle = run.needles.position(run.model.seed, static_cast<std::uint32_t>(i));
     for (int h = 0; h < heads; ++h) {
       const auto& best = argmaxes[static_cast<std::size_t>(i * heads + h)];
-      table.set(i, h, entry_contains(run.model.geometry, best.entry, needle));
+      table.set(i, h, entry_contains(run.model.geometry(h), best.entry, needle));
     }
   }
   return table;

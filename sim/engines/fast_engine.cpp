@@ -7,6 +7,7 @@
 #include "monte_carlo.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
+#include "phasesim/core/normal_block.hpp"
 #include "phasesim/engines/engine.hpp"
 #include "phasesim/engines/full_vector.hpp"
 
@@ -47,12 +48,13 @@ double norm_of(const std::vector<double>& w) {
 
 }  // namespace
 
-FastPath fast_path(const NiahModel& model, const Gate& gate) {
+FastPath fast_path(const NiahModel& model, int head) {
+  const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
   if (!model.full_vector()) {
     return noisy && !model.rms_norm ? FastPath::streaming_entries : FastPath::channel;
   }
-  const auto [a, b] = shared_slots(model.geometry, gate);
+  const auto [a, b] = shared_slots(model.geometry(head), gate);
   const bool shared = a >= 0;
   if (model.rms_norm) {
     require(!shared, "invalid --rms-norm with --engine fast (gate '" + gate.spec +
@@ -81,25 +83,23 @@ std::string fast_path_name(FastPath path) {
 }
 
 FastSampler::FastSampler(const NiahModel& model)
-    : model_(model),
-      entries_(model.entries()),
-      dim_(model.dim.value_or(0)),
-      beta_(model.beta_effective()) {
-  for (int phi = 0; phi < model.geometry.stride; ++phi) {
-    phase_slots_.push_back(model.geometry.slots_of_phase(phi));
-  }
-  for (const auto& gate : model.gates) heads_.push_back(plan_head(gate));
+    : model_(model), dim_(model.dim.value_or(0)), beta_(model.beta_effective()) {
+  for (int h = 0; h < model.heads(); ++h) heads_.push_back(plan_head(h));
 }
 
-FastSampler::Head FastSampler::plan_head(const Gate& gate) const {
+FastSampler::Head FastSampler::plan_head(int head) const {
+  const auto& gate = model_.gates[static_cast<std::size_t>(head)];
+  const auto& g = model_.geometry(head);
   Head h;
-  h.path = fast_path(model_, gate);
+  h.path = fast_path(model_, head);
+  h.geometry = g;
+  h.entries = model_.entries(head);
+  for (int phi = 0; phi < g.stride; ++phi) h.phase_slots.push_back(g.slots_of_phase(phi));
   h.weights = gate.weights;
   h.support = support_of(gate);
   h.norm = norm_of(gate.weights);
   h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
-  const auto& g = model_.geometry;
-  for (std::int64_t j = 0; j < entries_ && g.first_existing_slot(j) > 0; ++j) {
+  for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
     h.boundary_norms.push_back(norm);
     h.empty_boundary += norm == 0 ? 1 : 0;
@@ -109,11 +109,14 @@ FastSampler::Head FastSampler::plan_head(const Gate& gate) const {
 
 FastSampler::Workspace FastSampler::workspace() const {
   const auto d = static_cast<Eigen::Index>(std::max(dim_, 1));
-  const auto W = static_cast<Eigen::Index>(model_.geometry.window);
+  const auto W = static_cast<Eigen::Index>(model_.max_window());
   Workspace ws;
   for (auto* v : {&ws.query, &ws.key, &ws.entry}) *v = Eigen::VectorXd::Zero(d);
   ws.normals = Eigen::VectorXd::Zero(W);  // at most W entries hold the needle
   for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi}) *v = Eigen::VectorXd::Zero(W);
+  const auto batch = static_cast<std::size_t>(std::max<Eigen::Index>(512, 2 * W));
+  ws.draws.resize(batch);
+  ws.more_draws.resize(batch);
   return ws;
 }
 
@@ -140,14 +143,13 @@ RandomStream FastSampler::stream(const Trial& t, Stream kind) const {
   return RandomStream(model_.seed, t.id, static_cast<std::uint32_t>(t.head), kind);
 }
 
-const std::vector<int>& FastSampler::needle_slots(const Trial& t) const {
-  const int phase = model_.geometry.phase_of_position(t.needle);
-  return phase_slots_[static_cast<std::size_t>(phase)];
+const std::vector<int>& FastSampler::needle_slots(const Head& h, const Trial& t) {
+  return h.phase_slots[static_cast<std::size_t>(h.geometry.phase_of_position(t.needle))];
 }
 
-std::int64_t FastSampler::needle_entry(std::int64_t needle, int slot) const {
-  const auto& g = model_.geometry;
-  return (needle - g.stride + g.window - slot) / g.stride;
+std::int64_t FastSampler::needle_entry(const Head& h, std::int64_t needle, int slot) {
+  const auto& g = h.geometry;
+  return (needle - g.stride + g.window - slot - g.offset) / g.stride;
 }
 
 FastSampler::Query FastSampler::sample_query(const Trial& t, Workspace& ws) const {
@@ -165,7 +167,7 @@ FastSampler::Query FastSampler::sample_query(const Trial& t, Workspace& ws) cons
 const double* FastSampler::content_gate(const Head& h, const Trial& t, std::int64_t entry,
                                         Workspace& ws) const {
   if (h.tau == 0) return h.weights.data();
-  const auto& g = model_.geometry;
+  const auto& g = h.geometry;
   const auto content = stream(t, Stream::content_noise);
   if (model_.full_vector()) {
     for (int s : h.support) ws.xi[s] = content_noise_at(content, g.position(entry, s));
@@ -179,18 +181,18 @@ const double* FastSampler::content_gate(const Head& h, const Trial& t, std::int6
 // Standardized channel: X_s = beta u_s + sqrt(1 - u_s^2) Z_s for the m entries holding the
 // needle, against the exact maximum of the N_c - m independent N(0, 1) distractors.
 bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
-  const auto& slots = needle_slots(t);
+  const auto& slots = needle_slots(h, t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
   fill_normals(stream(t, Stream::channel), 0, m, 1.0, ws.normals.data());
   double best = kMinusInfinity;
   for (int i = 0; i < m; ++i) {
     const int s = slots[static_cast<std::size_t>(i)];
-    const double* w = content_gate(h, t, needle_entry(t.needle, s), ws);
-    const double u = w[s] / (h.tau == 0 ? h.norm : norm_of(w, model_.geometry.window));
+    const double* w = content_gate(h, t, needle_entry(h, t.needle, s), ws);
+    const double u = w[s] / (h.tau == 0 ? h.norm : norm_of(w, h.geometry.window));
     best = std::max(best, beta_ * u + std::sqrt((1 - u) * (1 + u)) * ws.normals[i]);
   }
-  return best > max_of_normals(entries_ - m, stream(t, Stream::distractor).uniform_pair(0, 0).x);
+  return best > max_of_normals(h.entries - m, stream(t, Stream::distractor).uniform_pair(0, 0).x);
 }
 
 // Full-vector model, no weighted token shared by two entries, fixed gates. Given q, in units
@@ -198,7 +200,7 @@ bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
 // entry is g_s a_p + ||rest of g|| Z if it holds the needle at slot s and ||g_j|| Z if not:
 // the needle entries and the few boundary entries one by one, the interior max exactly.
 bool FastSampler::conditional(const Head& h, const Trial& t, Workspace& ws) const {
-  const auto& slots = needle_slots(t);
+  const auto& slots = needle_slots(h, t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
   const double a_p = sample_query(t, ws).needle;
@@ -211,7 +213,7 @@ bool FastSampler::conditional(const Head& h, const Trial& t, Workspace& ws) cons
   }
   const auto distractor = stream(t, Stream::distractor);
   const auto boundary = static_cast<std::int64_t>(h.boundary_norms.size());
-  double top = h.norm * max_of_normals(entries_ - boundary - m, distractor.uniform_pair(0, 0).x);
+  double top = h.norm * max_of_normals(h.entries - boundary - m, distractor.uniform_pair(0, 0).x);
   for (std::int64_t j = 0; j < boundary; ++j) {
     const double z = distractor.normal(1, static_cast<std::uint32_t>(j));
     top = std::max(top, h.boundary_norms[static_cast<std::size_t>(j)] * z);
@@ -224,7 +226,7 @@ bool FastSampler::conditional(const Head& h, const Trial& t, Workspace& ws) cons
 // direction (exact max over the non-empty ones); a needle entry c k_p + rho R is built in d
 // dimensions. Entries that pool nothing score 0.
 bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) const {
-  const auto& slots = needle_slots(t);
+  const auto& slots = needle_slots(h, t);
   const auto m = static_cast<int>(slots.size());
   if (m == 0) return false;
   const double q_norm = sample_query(t, ws).norm;
@@ -233,8 +235,8 @@ bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) 
   double best = kMinusInfinity;
   for (int i = 0; i < m; ++i) {
     const int s = slots[static_cast<std::size_t>(i)];
-    const double* w = content_gate(h, t, needle_entry(t.needle, s), ws);
-    const double norm = h.tau == 0 ? h.norm : norm_of(w, model_.geometry.window);
+    const double* w = content_gate(h, t, needle_entry(h, t.needle, s), ws);
+    const double norm = h.tau == 0 ? h.norm : norm_of(w, h.geometry.window);
     const double rho = std::sqrt(std::max(0.0, (norm - w[s]) * (norm + w[s])));
     fill_normals(channel_stream, static_cast<std::uint32_t>(1 + i), dim_, scale, ws.entry.data());
     ws.entry = w[s] * ws.key + rho * ws.entry;
@@ -242,22 +244,77 @@ bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) 
     best = std::max(best, length > 0 ? ws.query.dot(ws.entry) / length : 0.0);
   }
   const double u = stream(t, Stream::distractor).uniform_pair(0, 0).x;
-  double top = q_norm * max_of_cosines(entries_ - h.empty_boundary - m, u, dim_);
+  double top = q_norm * max_of_cosines(h.entries - h.empty_boundary - m, u, dim_);
   if (h.empty_boundary > 0) top = std::max(top, 0.0);
   return best > top;
 }
 
+namespace {
+
+// What a sweep over increasing indices reads, from the block generator a batch at a time (its
+// float normals, RandomStream::normal_pair_float): row(i)[c] = normal(i, c), c < cols.
+class RowNormals {
+ public:
+  RowNormals(const RandomStream& stream, int cols, std::vector<float>& batch)
+      : stream_(stream),
+        cols_(cols),
+        rows_(static_cast<std::int64_t>(batch.size()) / cols),
+        batch_(batch) {}
+  const float* operator()(std::int64_t index) {
+    if (index < first_ || index >= first_ + rows_) {
+      first_ = index;
+      normal_rows(stream_, static_cast<std::uint32_t>(index), rows_, cols_, 1.0f, batch_.data(),
+                  cols_);
+    }
+    return batch_.data() + (index - first_) * cols_;
+  }
+
+ private:
+  RandomStream stream_;
+  int cols_;
+  std::int64_t rows_;
+  std::vector<float>& batch_;
+  std::int64_t first_ = -1;
+};
+
+// Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2], likewise.
+class PositionNormals {
+ public:
+  PositionNormals(const RandomStream& stream, std::uint32_t block, std::vector<float>& batch)
+      : stream_(stream), block_(block), batch_(batch) {}
+  double operator()(std::int64_t t) {
+    const auto size = static_cast<std::int64_t>(batch_.size());
+    if (t < first_ || t >= first_ + size) {
+      first_ = t - t % 2;
+      normal_sequence(stream_, static_cast<std::uint32_t>(first_ / 2), block_, size, 1.0f,
+                      batch_.data());
+    }
+    return batch_[static_cast<std::size_t>(t - first_)];
+  }
+
+ private:
+  RandomStream stream_;
+  std::uint32_t block_;
+  std::vector<float>& batch_;
+  std::int64_t first_ = -1;
+};
+
+}  // namespace
+
 // Standardized channel with content noise: independent entries, each with its own gate from
 // its own xi and its own N(0, 1) token projections (beta for the needle's token).
 bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
-  const auto& g = model_.geometry;
-  const auto token = stream(t, Stream::token);
-  const auto content = stream(t, Stream::content_noise);
+  const auto& g = h.geometry;
+  RowNormals token(stream(t, Stream::token), g.window, ws.draws);
+  RowNormals content(stream(t, Stream::content_noise), g.window, ws.more_draws);
   Argmax best;
-  for (std::int64_t j = 0; j < entries_; ++j) {
-    const auto index = static_cast<std::uint32_t>(j);
-    fill_normals(token, index, g.window, 1.0, ws.token.data());
-    fill_normals(content, index, g.window, 1.0, ws.xi.data());
+  for (std::int64_t j = 0; j < h.entries; ++j) {
+    const float* tokens = token(j);
+    const float* xi = content(j);
+    for (int s = 0; s < g.window; ++s) {
+      ws.token[s] = tokens[s];
+      ws.xi[s] = xi[s];
+    }
     if (entry_contains(g, j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
     entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
     double logit = 0;
@@ -267,34 +324,9 @@ bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws
   return entry_contains(g, best.entry, t.needle);
 }
 
-namespace {
-
-// Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2]: a sweep over
-// increasing positions pays one Philox call and one Box-Muller per two positions.
-class PositionNormals {
- public:
-  PositionNormals(const RandomStream& stream, std::uint32_t block)
-      : stream_(stream), block_(block) {}
-  double operator()(std::int64_t t) {
-    if (t / 2 != cached_) {
-      cached_ = t / 2;
-      pair_ = stream_.normal_pair(static_cast<std::uint32_t>(cached_), block_);
-    }
-    return t % 2 == 0 ? pair_.x : pair_.y;
-  }
-
- private:
-  RandomStream stream_;
-  std::uint32_t block_;
-  std::int64_t cached_ = -1;
-  r123::double2 pair_{};
-};
-
-}  // namespace
-
 // Logit of entry j from the ring of token projections (and content noise) of its positions.
 double FastSampler::ring_logit(const Head& h, std::int64_t j, Workspace& ws) const {
-  const auto& g = model_.geometry;
+  const auto& g = h.geometry;
   const int W = g.window;
   const std::int64_t first = g.position(j, 0);
   const int first_slot = g.first_existing_slot(j);
@@ -314,15 +346,15 @@ double FastSampler::ring_logit(const Head& h, std::int64_t j, Workspace& ws) con
 // drawn once, kept in a ring of the last W positions, and shared by the entries that hold
 // it; the argmax of sum_s g_{j,s} a_{t(j,s)} over all N_c entries. No d factor.
 bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const {
-  const auto& g = model_.geometry;
+  const auto& g = h.geometry;
   const int W = g.window;
   const double a_p = sample_query(t, ws).needle;
   const auto token = stream(t, Stream::token);
-  PositionNormals projection(token, 0);
-  PositionNormals xi(token, 1);
+  PositionNormals projection(token, 0, ws.draws);
+  PositionNormals xi(token, 1, ws.more_draws);
   Argmax best;
   std::int64_t next = 0;  // first position not drawn yet
-  for (std::int64_t j = 0; j < entries_; ++j) {
+  for (std::int64_t j = 0; j < h.entries; ++j) {
     const std::int64_t first = g.position(j, 0);
     for (std::int64_t p = std::max({next, first, std::int64_t{0}}); p < first + W; ++p) {
       if (!position_weighted(g, h.weights.data(), static_cast<int>(p - first))) continue;
@@ -342,12 +374,12 @@ class FastEngine final : public Engine {
   std::string name() const override { return "fast"; }
   bool monte_carlo() const override { return true; }
   void check(const NiahModel& model) const override {
-    for (const auto& gate : model.gates) fast_path(model, gate);
+    for (int h = 0; h < model.heads(); ++h) fast_path(model, h);
   }
   std::string approximation(const NiahModel&) const override { return ""; }
   std::vector<std::string> paths(const NiahModel& model) const override {
     std::vector<std::string> paths;
-    for (const auto& gate : model.gates) paths.push_back(fast_path_name(fast_path(model, gate)));
+    for (int h = 0; h < model.heads(); ++h) paths.push_back(fast_path_name(fast_path(model, h)));
     return paths;
   }
   EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {

@@ -23,7 +23,7 @@ enum class FastPath {
 
 /// The path for one head. Throws InputError when none is exact: --rms-norm in the
 /// full-vector model with a gate under which neighbouring entries share a weighted token.
-FastPath fast_path(const NiahModel& model, const Gate& gate);
+FastPath fast_path(const NiahModel& model, int head);
 std::string fast_path_name(FastPath path);
 
 /// The per-trial kernel of the fast engine (monte_carlo.hpp runs it over the trials).
@@ -33,12 +33,13 @@ class FastSampler {
 
   explicit FastSampler(const NiahModel& model);
 
-  /// Per-thread scratch: O(d + W).
+  /// Per-thread scratch: O(d + W), W the largest window of any head.
   struct Workspace {
-    Eigen::VectorXd query, key, entry;  ///< d each
-    Eigen::VectorXd normals;            ///< W
-    Eigen::VectorXd gate, xi, token;    ///< W each: a gate, content noise, token projections
-    Eigen::VectorXd slot_xi;            ///< W: an entry's content noise by slot
+    Eigen::VectorXd query, key, entry;     ///< d each
+    Eigen::VectorXd normals;               ///< W
+    Eigen::VectorXd gate, xi, token;       ///< W each: a gate, content noise, token projections
+    Eigen::VectorXd slot_xi;               ///< W: an entry's content noise by slot
+    std::vector<float> draws, more_draws;  ///< batches of the block generator's normals
   };
   Workspace workspace() const;
 
@@ -51,12 +52,15 @@ class FastSampler {
  private:
   struct Head {
     FastPath path;
-    std::vector<double> weights;         ///< g
-    std::vector<int> support;            ///< slots with g_s > 0
-    double norm = 0;                     ///< ||g||
-    double tau = 0;                      ///< content noise; 0 when it cannot move the gate
-    std::vector<double> boundary_norms;  ///< ||g_j|| of entries with slots before position 0
-    std::int64_t empty_boundary = 0;     ///< boundary entries that pool nothing
+    Geometry geometry;
+    std::int64_t entries = 0;                   ///< N_c of this head
+    std::vector<std::vector<int>> phase_slots;  ///< Slots(phi) for phi = 0..S-1
+    std::vector<double> weights;                ///< g
+    std::vector<int> support;                   ///< slots with g_s > 0
+    double norm = 0;                            ///< ||g||
+    double tau = 0;                             ///< content noise; 0 when it cannot move the gate
+    std::vector<double> boundary_norms;         ///< ||g_j|| of entries with slots before position 0
+    std::int64_t empty_boundary = 0;            ///< boundary entries that pool nothing
   };
   struct Trial {
     std::uint32_t id;
@@ -69,10 +73,10 @@ class FastSampler {
     double needle;
   };
 
-  Head plan_head(const Gate& gate) const;
+  Head plan_head(int head) const;
   RandomStream stream(const Trial& t, Stream kind) const;
-  const std::vector<int>& needle_slots(const Trial& t) const;
-  std::int64_t needle_entry(std::int64_t needle, int slot) const;
+  static const std::vector<int>& needle_slots(const Head& h, const Trial& t);
+  static std::int64_t needle_entry(const Head& h, std::int64_t needle, int slot);
   Query sample_query(const Trial& t, Workspace& ws) const;
   const double* content_gate(const Head& h, const Trial& t, std::int64_t entry,
                              Workspace& ws) const;
@@ -84,10 +88,8 @@ class FastSampler {
   double ring_logit(const Head& h, std::int64_t j, Workspace& ws) const;
 
   NiahModel model_;
-  std::int64_t entries_;
   int dim_;  ///< d, or 0 in the standardized channel
   double beta_;
-  std::vector<std::vector<int>> phase_slots_;
   std::vector<Head> heads_;
 };
 

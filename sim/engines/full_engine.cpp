@@ -1,40 +1,67 @@
 #include "full_engine.hpp"
 
+#include <type_traits>
+
 #include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/full_vector_simd.hpp"
 
 namespace phasesim::engines {
 
 std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
   std::vector<FullVectorHead> heads;
-  for (const auto& gate : model.gates) {
-    heads.push_back({model.geometry, gate.weights.data(), model.entries(), *model.dim,
-                     model.query_noise, model.content_noise, model.rms_norm});
+  for (int h = 0; h < model.heads(); ++h) {
+    heads.push_back({model.geometry(h), model.gates[static_cast<std::size_t>(h)].weights.data(),
+                     model.entries(h), *model.dim, model.query_noise, model.content_noise,
+                     model.rms_norm});
   }
   return heads;
 }
 
-FullScanner::FullScanner(const NiahModel& model)
-    : model_(model), heads_(full_vector_heads(model_)) {}
+namespace {
 
-FullScanner::Workspace FullScanner::workspace() const {
-  const auto size = FullVectorWorkspace::size(model_.geometry.window, *model_.dim);
-  return {Eigen::VectorXd::Zero(static_cast<Eigen::Index>(size))};
+template <typename Real>
+using OpsOf = std::conditional_t<std::is_same_v<Real, float>, FloatOps, DoubleOps>;
+
+}  // namespace
+
+template <typename Real>
+FullScanner<Real>::FullScanner(const NiahModel& model)
+    : model_(model),
+      heads_(full_vector_heads(model_)),
+      window_(model_.max_window()),
+      row_(OpsOf<Real>::row_size(*model_.dim)) {}
+
+template <typename Real>
+typename FullScanner<Real>::Workspace FullScanner<Real>::workspace() const {
+  return {std::vector<Real>(static_cast<std::size_t>(ScanWorkspace<Real>::reals(window_, row_))),
+          std::vector<double>(static_cast<std::size_t>(ScanWorkspace<Real>::doubles(window_)))};
 }
 
-HeadOutcome FullScanner::trial(std::uint32_t trial, std::int64_t needle, int head,
-                               Workspace& ws) const {
+template <typename Real>
+HeadOutcome FullScanner<Real>::trial(std::uint32_t trial, std::int64_t needle, int head,
+                                     Workspace& ws) const {
   const auto scratch =
-      FullVectorWorkspace::carve(ws.memory.data(), model_.geometry.window, *model_.dim);
-  const Argmax best = full_vector_argmax(heads_[static_cast<std::size_t>(head)], model_.seed, trial,
-                                         static_cast<std::uint32_t>(head), needle, scratch);
-  return {entry_contains(model_.geometry, best.entry, needle), best};
+      ScanWorkspace<Real>::carve(ws.reals.data(), ws.doubles.data(), window_, row_);
+  const auto& h = heads_[static_cast<std::size_t>(head)];
+  const auto index = static_cast<std::uint32_t>(head);
+  Argmax best;
+  if constexpr (std::is_same_v<Real, float>) {
+    best = full_vector_argmax_simd(h, model_.seed, trial, index, needle, 0, h.entries, scratch);
+  } else {
+    best = scan_full_vector<DoubleOps>(h, model_.seed, trial, index, needle, 0, h.entries, scratch);
+  }
+  return {entry_contains(h.geometry, best.entry, needle), best};
 }
+
+template class FullScanner<float>;
+template class FullScanner<double>;
 
 namespace {
 
+template <typename Real>
 class FullEngine final : public Engine {
  public:
-  std::string name() const override { return "full"; }
+  std::string name() const override { return std::is_same_v<Real, float> ? "full" : "full-double"; }
   bool monte_carlo() const override { return true; }
   void check(const NiahModel& model) const override { require_full_vector(model, name()); }
   std::string approximation(const NiahModel&) const override { return ""; }
@@ -42,12 +69,13 @@ class FullEngine final : public Engine {
     return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
   }
   EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {
-    return run_trials(FullScanner(run.model), run, parallel);
+    return run_trials(FullScanner<Real>(run.model), run, parallel);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> make_full_engine() { return std::make_unique<FullEngine>(); }
+std::unique_ptr<Engine> make_full_engine() { return std::make_unique<FullEngine<float>>(); }
+std::unique_ptr<Engine> make_full_double_engine() { return std::make_unique<FullEngine<double>>(); }
 
 }  // namespace phasesim::engines

@@ -1,8 +1,8 @@
 #pragma once
 // The full engine's kernel: the full-vector model materialized (keys, pooled entries, argmax
-// over all N_c entries), through the per-trial functions the CUDA kernel shares
-// (full_vector.hpp).
-#include <Eigen/Core>
+// over all N_c entries) by the per-trial scan of full_vector.hpp, in float with SIMD
+// (full_vector_simd.hpp: the `full` engine) or in double (DoubleOps: `full-double`, the
+// reference the float engine is measured against).
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +11,7 @@
 
 namespace phasesim::engines {
 
+template <typename Real>
 class FullScanner {
  public:
   static constexpr bool kArgmaxes = true;
@@ -20,9 +21,11 @@ class FullScanner {
   FullScanner(const FullScanner&) = delete;  // heads_ point into model_
   FullScanner& operator=(const FullScanner&) = delete;
 
-  /// Per-thread scratch: the ring buffer of the last W keys and a few d-vectors, O(W d).
+  /// Per-thread scratch: the ring buffer of the last W keys (W the largest window of any
+  /// head) and a few d-vectors, O(W d).
   struct Workspace {
-    Eigen::VectorXd memory;
+    std::vector<Real> reals;
+    std::vector<double> doubles;
   };
   Workspace workspace() const;
 
@@ -32,6 +35,8 @@ class FullScanner {
  private:
   NiahModel model_;
   std::vector<FullVectorHead> heads_;  ///< point into model_.gates
+  int window_ = 0;                     ///< the largest window of any head
+  int row_ = 0;                        ///< numbers per key row
 };
 
 }  // namespace phasesim::engines

@@ -1,7 +1,10 @@
 // The gpu engine's kernel and launcher. One block per (trial, head), looping over them when
 // the workspace cap allows fewer blocks: its threads split the N_c entries into consecutive
-// ranges, each scanned by full_vector_argmax (the CPU engine's code) in the thread's own
-// workspace, and the block merges their argmaxes with the sequential scan's tie rule.
+// ranges, each scanned by scan_full_vector<FloatOps> (the float block formulas the CPU
+// engine's SIMD code computes bit for bit) in the thread's own workspace, and the block
+// merges their argmaxes with the sequential scan's tie rule. The block's workspaces are
+// interleaved (element i of thread t at i * threads + t), so the threads of a warp, which
+// touch the same element at the same time, read and write consecutive floats.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,16 +45,30 @@ DeviceArray<T> device_array(std::int64_t count, const T* from = nullptr) {
   return array;
 }
 
+/// One thread's workspace inside its block's interleaved slice of the workspace arrays.
+struct KernelWorkspace {
+  float* reals;
+  double* doubles;
+  std::int64_t reals_per_thread, doubles_per_thread;
+  int window, row;  ///< window: the largest of any head (a smaller one uses the first rows)
+
+  __device__ ScanWorkspace<float> carve(int threads, int t) const {
+    const std::int64_t block = blockIdx.x;
+    return ScanWorkspace<float>::carve(reals + block * threads * reals_per_thread + t,
+                                       doubles + block * threads * doubles_per_thread + t, window,
+                                       row, threads);
+  }
+};
+
 __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, NeedlePlan needles,
-                              std::uint64_t seed, double* workspace, std::int64_t workspace_size,
-                              Argmax* out) {
+                              std::uint64_t seed, KernelWorkspace workspace, Argmax* out) {
+  // Plain arrays: __shared__ memory cannot hold a type with default member initializers.
   __shared__ std::int64_t entries[kMaxThreads];
   __shared__ double logits[kMaxThreads];
+  __shared__ double runner_ups[kMaxThreads];
   const int t = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);  // a power of two
-  const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * threads + t;
-  const auto ws = FullVectorWorkspace::carve(workspace + thread * workspace_size,
-                                             heads[0].geometry.window, heads[0].dim);
+  const auto ws = workspace.carve(threads, t);
   for (std::int64_t item = blockIdx.x; item < needles.trials() * head_count; item += gridDim.x) {
     const auto trial = static_cast<std::uint32_t>(item / head_count);
     const auto h = static_cast<int>(item % head_count);
@@ -60,23 +77,25 @@ __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, Needl
     const std::int64_t end = head.entries * (t + 1) / threads;
     Argmax best;
     if (begin < end) {
-      best = full_vector_argmax(head, seed, trial, static_cast<std::uint32_t>(h),
-                                needles.position(seed, trial), begin, end, ws);
+      best = scan_full_vector<FloatOps>(head, seed, trial, static_cast<std::uint32_t>(h),
+                                        needles.position(seed, trial), begin, end, ws);
     }
     entries[t] = best.entry;
     logits[t] = best.logit;
+    runner_ups[t] = best.runner_up;
     __syncthreads();
     for (int half = threads / 2; half > 0; half /= 2) {
       if (t < half) {
-        Argmax mine{entries[t], logits[t]};
-        mine.merge({entries[t + half], logits[t + half]});
+        Argmax mine{entries[t], logits[t], runner_ups[t]};
+        mine.merge({entries[t + half], logits[t + half], runner_ups[t + half]});
         entries[t] = mine.entry;
         logits[t] = mine.logit;
+        runner_ups[t] = mine.runner_up;
       }
       __syncthreads();
     }
-    if (t == 0) out[item] = {entries[0], logits[0]};
-    __syncthreads();  // the next item reuses the shared arrays
+    if (t == 0) out[item] = {entries[0], logits[0], runner_ups[0]};
+    __syncthreads();  // the next item reuses the shared array
   }
 }
 
@@ -101,27 +120,39 @@ std::string gpu_device_name() {
 }
 
 std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePlan& needles) {
-  const int W = model.geometry.window;
+  auto heads = full_vector_heads(model);
   std::vector<double> gates;
-  for (const auto& gate : model.gates)
-    gates.insert(gates.end(), gate.weights.begin(), gate.weights.end());
+  for (const auto& h : heads) gates.insert(gates.end(), h.gate, h.gate + h.geometry.window);
   const auto device_gates =
       device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data());
-  auto heads = full_vector_heads(model);
-  for (std::size_t h = 0; h < heads.size(); ++h) heads[h].gate = device_gates.get() + h * W;
+  // Each head has its own geometry; every thread's workspace serves the largest window.
+  const int window = model.max_window();
+  std::int64_t entries = 0;  // the most entries of any head
+  for (std::size_t h = 0, offset = 0; h < heads.size(); ++h) {
+    heads[h].gate = device_gates.get() + offset;
+    offset += static_cast<std::size_t>(heads[h].geometry.window);
+    entries = std::max(entries, heads[h].entries);
+  }
   const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
 
   // At least 16 entries a thread, so the W - S positions each range regenerates stay cheap.
   int threads = 32;
-  while (threads < kMaxThreads && model.entries() >= 32 * threads) threads *= 2;
-  const std::int64_t size = FullVectorWorkspace::size(W, *model.dim);
+  while (threads < kMaxThreads && entries >= 32 * threads) threads *= 2;
+  const int row = FloatOps::row_size(*model.dim);
+  const std::int64_t reals = ScanWorkspace<float>::reals(window, row);
+  const std::int64_t doubles = ScanWorkspace<float>::doubles(window);
+  const std::int64_t bytes_per_thread =
+      reals * std::int64_t{sizeof(float)} + doubles * std::int64_t{sizeof(double)};
   const std::int64_t items = needles.trials() * model.heads();
-  const std::int64_t blocks = std::clamp<std::int64_t>(
-      kWorkspaceBytes / (threads * size * std::int64_t{sizeof(double)}), 1, items);
-  const auto workspace = device_array<double>(blocks * threads * size);
+  const std::int64_t blocks =
+      std::clamp<std::int64_t>(kWorkspaceBytes / (threads * bytes_per_thread), 1, items);
+  const auto device_reals = device_array<float>(blocks * threads * reals);
+  const auto device_doubles = device_array<double>(blocks * threads * doubles);
   const auto out = device_array<Argmax>(items);
+  const KernelWorkspace workspace{
+      device_reals.get(), device_doubles.get(), reals, doubles, window, row};
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
-      device_heads.get(), model.heads(), needles, model.seed, workspace.get(), size, out.get());
+      device_heads.get(), model.heads(), needles, model.seed, workspace, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
   std::vector<Argmax> argmaxes(static_cast<std::size_t>(items));
   check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(Argmax),

@@ -2,8 +2,9 @@
 // How a CPU Monte Carlo engine runs: a per-trial kernel with per-thread scratch, visited by
 // the parallel policy over trials. The loop is a template, so there is no virtual call per
 // trial; every draw is keyed by (seed, trial, head, stream), so the outcomes do not depend on
-// the thread count.
+// the thread count, nor on the ranks of an MPI job.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "phasesim/core/parallel.hpp"
@@ -26,21 +27,22 @@ template <typename Kernel>
 EngineOutput run_trials(const Kernel& kernel, const NiahRun& run, const Parallel& parallel) {
   const int heads = run.model.heads();
   const std::int64_t trials = run.needles.trials();
-  OutcomeTable table(trials, heads);
-  std::vector<Argmax> argmaxes(Kernel::kArgmaxes ? static_cast<std::size_t>(trials * heads) : 0);
-  parallel_for(
-      parallel, trials, [&] { return kernel.workspace(); },
-      [&](std::int64_t i, auto& workspace) {
+  // One row of outcomes per trial: rows are what the ranks of an MPI job hand each other.
+  const auto rows = parallel_rows<HeadOutcome>(
+      parallel, trials, heads, [&] { return kernel.workspace(); },
+      [&](std::int64_t i, auto& workspace, std::span<HeadOutcome> row) {
         const auto trial = static_cast<std::uint32_t>(i);
         const std::int64_t needle = run.needles.position(run.model.seed, trial);
-        for (int h = 0; h < heads; ++h) {
-          const HeadOutcome outcome = kernel.trial(trial, needle, h, workspace);
-          table.set(i, h, outcome.retrieved);
-          if constexpr (Kernel::kArgmaxes) {
-            argmaxes[static_cast<std::size_t>(i * heads + h)] = outcome.argmax;
-          }
-        }
+        for (int h = 0; h < heads; ++h)
+          row[static_cast<std::size_t>(h)] = kernel.trial(trial, needle, h, workspace);
       });
+  OutcomeTable table(trials, heads);
+  std::vector<Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    table.set(static_cast<std::int64_t>(k) / heads,
+              static_cast<int>(k % static_cast<std::size_t>(heads)), rows[k].retrieved);
+    if constexpr (Kernel::kArgmaxes) argmaxes[k] = rows[k].argmax;
+  }
   return {{}, std::move(table), std::move(argmaxes)};
 }
 

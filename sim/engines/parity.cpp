@@ -1,5 +1,6 @@
 #include "phasesim/engines/parity.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -25,22 +26,25 @@ ArgmaxComparison compare(const EngineOutput& reference, const EngineOutput& cand
   const auto& cpu = reference.argmaxes;
   const auto& gpu = candidate.argmaxes;
   const auto& gpu_again = candidate_again.argmaxes;
+  const auto& a = *reference.outcomes;
+  const auto& b = *candidate.outcomes;
   c.pairs = static_cast<std::int64_t>(cpu.size());
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     c.candidate_repeatable = c.candidate_repeatable && gpu[i].entry == gpu_again[i].entry &&
                              gpu[i].logit == gpu_again[i].logit;
+    const auto trial = static_cast<std::int64_t>(i) / a.heads();
+    const auto head = static_cast<int>(static_cast<std::int64_t>(i) % a.heads());
+    const bool outcome_differs = a.row(trial)[head] != b.row(trial)[head];
+    c.smallest_gap = std::min(c.smallest_gap, cpu[i].gap());
+    c.outcomes_differing += outcome_differs ? 1 : 0;
     if (cpu[i].entry != gpu[i].entry) {
       ++c.entries_differing;
+      c.differing.push_back({trial, head, cpu[i], gpu[i], outcome_differs});
       continue;
     }
     c.logits_bitwise_equal += cpu[i].logit == gpu[i].logit ? 1 : 0;
     c.max_logit_difference =
         std::max(c.max_logit_difference, std::abs(cpu[i].logit - gpu[i].logit));
-  }
-  const auto& a = *reference.outcomes;
-  const auto& b = *candidate.outcomes;
-  for (std::int64_t t = 0; t < a.trials(); ++t) {
-    for (int h = 0; h < a.heads(); ++h) c.outcomes_differing += a.row(t)[h] != b.row(t)[h] ? 1 : 0;
   }
   return c;
 }
@@ -51,6 +55,10 @@ EngineTiming timing(double seconds, const NiahRun& run, std::int64_t keys_per_tr
   return {seconds, trials / seconds, keys / seconds};
 }
 
+Json argmax_json(const Argmax& a) {
+  return {{"entry", a.entry}, {"logit", a.logit}, {"gap", a.gap()}};
+}
+
 Json timing_json(const EngineTiming& t) {
   return {{"seconds", t.seconds},
           {"trials_per_second", t.trials_per_second},
@@ -58,6 +66,11 @@ Json timing_json(const EngineTiming& t) {
 }
 
 }  // namespace
+
+std::int64_t ArgmaxComparison::not_near_ties() const {
+  return std::count_if(differing.begin(), differing.end(),
+                       [](const DifferingArgmax& d) { return !d.near_tie(); });
+}
 
 ParityCheck check_parity(const NiahRun& run, const Engine& reference, const Engine& candidate,
                          const Parallel& parallel) {
@@ -81,12 +94,14 @@ std::int64_t full_vector_keys_per_trial(const NiahModel& model) {
 }
 
 Json parity_document(const NiahRun& run, const std::string& gate, const Parallel& parallel,
-                     const std::string& device, const ParityCheck& check) {
+                     const ParityLabels& labels, const ParityCheck& check) {
   const auto& m = run.model;
   const auto& c = check.comparison;
-  auto doc = new_document("gpu-check");
-  doc["window"] = m.geometry.window;
-  doc["stride"] = m.geometry.stride;
+  const auto& ref = labels.reference;
+  const auto& cand = labels.candidate;
+  auto doc = new_document(labels.command);
+  doc["window"] = m.geometry(0).window;  // gpu-check and precision-check run the one-layer
+  doc["stride"] = m.geometry(0).stride;  // shorthand: every head has the same geometry
   doc["gate"] = gate;
   doc["heads"] = m.heads();
   doc["gates"] = Json::array();
@@ -96,29 +111,41 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   doc["content_noise"] = m.content_noise;
   doc["rms_norm"] = m.rms_norm;
   doc["context"] = m.context;
-  doc["entries"] = m.entries();
+  doc["entries"] = m.entries(0);
   doc["group_count"] = run.needles.groups;
   doc["prompts"] = run.needles.prompts;
   doc["seed"] = m.seed;
   doc["threads"] = parallel.threads;
   doc["cpu_threads"] = parallel.team();
-  doc["device"] = device;
+  doc[labels.machine] = labels.where;
   doc["groups"] = Json::array();
   for (std::size_t r = 0; r < check.reference.groups.size(); ++r) {
     doc["groups"].push_back({{"group", r},
-                             {"cpu_accuracy", check.reference.groups[r].accuracy},
-                             {"gpu_accuracy", check.candidate.groups[r].accuracy}});
+                             {ref + "_accuracy", check.reference.groups[r].accuracy},
+                             {cand + "_accuracy", check.candidate.groups[r].accuracy}});
   }
   doc["pairs"] = c.pairs;
   doc["outcomes_differing"] = c.outcomes_differing;
   doc["argmax_entries_differing"] = c.entries_differing;
+  doc["argmax_entries_differing_not_near_tie"] = c.not_near_ties();
+  doc["near_tie"] = kNearTie;
+  doc["differing"] = Json::array();
+  for (const auto& d : c.differing) {
+    doc["differing"].push_back({{"trial", d.trial},
+                                {"head", d.head},
+                                {"outcome_differs", d.outcome_differs},
+                                {"near_tie", d.near_tie()},
+                                {ref, argmax_json(d.reference)},
+                                {cand, argmax_json(d.candidate)}});
+  }
+  doc["smallest_gap"] = c.smallest_gap;
   doc["logits_bitwise_equal"] = c.logits_bitwise_equal;
   doc["max_logit_difference"] = c.max_logit_difference;
   doc["logit_tolerance"] = kParityLogitTolerance;
-  doc["gpu_repeatable"] = c.candidate_repeatable;
+  doc[cand + "_repeatable"] = c.candidate_repeatable;
   doc["keys_per_trial"] = check.keys_per_trial;
-  doc["cpu"] = timing_json(check.reference_time);
-  doc["gpu"] = timing_json(check.candidate_time);
+  doc[ref] = timing_json(check.reference_time);
+  doc[cand] = timing_json(check.candidate_time);
   doc["parity"] = c.parity();
   return doc;
 }

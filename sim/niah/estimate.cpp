@@ -38,4 +38,14 @@ double PairedDifference::std_error() const {
   return std::sqrt(std::max(0.0, static_cast<double>(sum_sq_) / n - m * m) / n);
 }
 
+void GroupMean::add(double value, double std_error) {
+  ++count_;
+  sum_ += value;
+  variance_ += std_error * std_error;
+}
+
+double GroupMean::mean() const { return sum_ / count_; }
+
+double GroupMean::std_error() const { return std::sqrt(variance_) / count_; }
+
 }  // namespace phasesim

@@ -1,5 +1,6 @@
 #include "phasesim/niah/needle.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -14,7 +15,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
-NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts) {
+NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
+                        int prompts, const std::string& heads) {
   require(groups >= 1, "invalid --groups " + std::to_string(groups) + " (must be at least 1)");
   require(prompts >= 1, "invalid --prompts " + std::to_string(prompts) + " (must be at least 1)");
   const std::int64_t G = groups;
@@ -23,32 +25,56 @@ NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int grou
                                           std::to_string(kMaxCounter) + ")");
   require(context <= kMaxCounter, "invalid --context " + std::to_string(context) +
                                       " (must be at most " + std::to_string(kMaxCounter) + ")");
-  const std::int64_t W = geometry.window;
-  const std::int64_t S = geometry.stride;
-  // Needles lie in [W, N_c*S - W]: group r uses p = k*G + r for k in [first, last].
-  const std::int64_t first = ceil_div(W, G);
-  const std::int64_t shortest = S * ceil_div(first * G + G - 1 + W, S);
+  // Needles lie in [max(W, o), N_c*S + o - W] for every head: group r uses p = k*G + r for
+  // k in [first, last]; the first block's highest position is first*G + G - 1.
+  std::int64_t lowest = 0;
+  for (const auto& g : geometries) lowest = std::max<std::int64_t>({lowest, g.window, g.offset});
+  const std::int64_t first = ceil_div(lowest, G);
+  const std::int64_t top_of_first = first * G + G - 1;
+  std::int64_t shortest = 0;
+  std::int64_t highest = kMaxCounter;
+  for (const auto& g : geometries) {
+    const std::int64_t S = g.stride;
+    shortest = std::max(shortest, g.offset + S * ceil_div(top_of_first + g.window - g.offset, S));
+    highest = std::min(highest, g.entries_before(context) * S + g.offset - g.window);
+  }
   require(context >= shortest, "invalid --context " + std::to_string(context) +
-                                   " (must be at least " + std::to_string(shortest) +
-                                   " for --window " + std::to_string(W) + ", --stride " +
-                                   std::to_string(S) + " and --groups " + std::to_string(G) + ")");
-  const std::int64_t highest = geometry.entries_before(context) * S - W;
+                                   " (must be at least " + std::to_string(shortest) + " for " +
+                                   heads + " and --groups " + std::to_string(G) + ")");
   const std::int64_t last = (highest - (G - 1)) / G;
   return {groups, prompts, first, last - first + 1};
 }
 
-std::vector<std::int64_t> phase_counts(const NeedlePlan& plan, const Geometry& geometry,
-                                       int group) {
-  // The phase of k*G + r repeats in k with period S / gcd(G, S).
-  const std::int64_t period = geometry.stride / std::gcd(plan.groups, geometry.stride);
+NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts) {
+  return plan_needles(std::span(&geometry, 1), context, groups, prompts,
+                      "--window " + std::to_string(geometry.window) + ", --stride " +
+                          std::to_string(geometry.stride));
+}
+
+std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,
+                                            int group) {
+  // The class of k*G + r repeats in k with period modulus / gcd(G, modulus).
+  const std::int64_t period = std::min(
+      modulus / std::gcd(static_cast<std::int64_t>(plan.groups), modulus), plan.block_count);
   const std::int64_t cycles = plan.block_count / period;
   const std::int64_t rest = plan.block_count % period;
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(geometry.stride), 0);
+  std::vector<PositionClass> classes;
   for (std::int64_t i = 0; i < period; ++i) {
-    const auto p = (plan.first_block + i) * plan.groups + group;
-    counts[static_cast<std::size_t>(geometry.phase_of_position(p))] += cycles + (i < rest ? 1 : 0);
+    classes.push_back({(plan.first_block + i) * plan.groups + group, cycles + (i < rest ? 1 : 0)});
   }
-  return counts;
+  std::sort(classes.begin(), classes.end(), [&](const PositionClass& a, const PositionClass& b) {
+    return a.position % modulus < b.position % modulus;
+  });
+  return classes;
+}
+
+std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above) {
+  std::int64_t period = 1;
+  for (const auto& g : geometries) {
+    period = std::lcm(period, static_cast<std::int64_t>(g.stride));
+    if (period >= above) return above;  // also keeps the lcm from overflowing
+  }
+  return period;
 }
 
 }  // namespace phasesim

@@ -12,28 +12,18 @@ namespace {
 
 // Mean change over groups and its standard error (groups are independent).
 Knockout knockout_of(int head, std::vector<KnockoutGroup> groups) {
-  Knockout k{head, std::move(groups), 0, 0};
-  double variance = 0;
-  for (const auto& g : k.groups) {
-    k.mean_change += g.change;
-    variance += g.change_std_error * g.change_std_error;
-  }
-  const auto G = static_cast<double>(k.groups.size());
-  k.mean_change /= G;
-  k.mean_change_std_error = std::sqrt(variance) / G;
-  return k;
-}
-
-template <typename T>
-Json optional_json(const std::optional<T>& value) {
-  return value ? Json(*value) : Json();
+  GroupMean change;
+  for (const auto& g : groups) change.add(g.change, g.change_std_error);
+  return {head, std::move(groups), change.mean(), change.std_error()};
 }
 
 void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
                     const std::vector<std::string>& engine_paths) {
   const auto& m = run.model;
-  doc["window"] = m.geometry.window;
-  doc["stride"] = m.geometry.stride;
+  // Architecture runs whose heads differ give these per head, under "architecture".
+  const bool one = m.one_geometry();
+  doc["window"] = one ? Json(m.geometry(0).window) : Json();
+  doc["stride"] = one ? Json(m.geometry(0).stride) : Json();
   doc["heads"] = m.heads();
   doc["gates"] = Json::array();
   doc["gate_weights"] = Json::array();
@@ -46,7 +36,7 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   doc["query_noise"] = m.full_vector() ? Json(m.query_noise) : Json();
   doc["beta_effective"] = m.beta_effective();
   doc["context"] = m.context;
-  doc["entries"] = m.entries();
+  doc["entries"] = one ? Json(m.entries(0)) : Json();
   doc["group_count"] = run.needles.groups;  // --groups; "groups" holds the per-group results
   doc["prompts"] = run.needles.prompts;
   doc["combine"] = run.combine.text;
@@ -59,7 +49,31 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   doc["needle_range"] = {run.needles.first_position(0),
                          run.needles.last_position(run.needles.groups - 1)};
   doc["engine_paths"] = engine_paths;
+  // New in architecture runs only, so that the shorthand's documents stay as they were.
+  if (run.architecture) {
+    auto arch = architecture_json(*run.architecture);
+    for (int h = 0; h < m.heads(); ++h)
+      arch["heads"][static_cast<std::size_t>(h)]["entries"] = m.entries(h);
+    doc["architecture"] = arch;
+    doc["kv_cost"] = kv_cost_json(kv_cost(m.geometries));
+  }
 }
+
+Json knockout_json(const Knockout& k) {
+  Json list = Json::array();
+  for (const auto& g : k.groups) {
+    list.push_back({{"group", g.group},
+                    {"accuracy", g.accuracy},
+                    {"change", g.change},
+                    {"change_std_error", g.change_std_error}});
+  }
+  return {{"head", k.head},
+          {"groups", list},
+          {"mean_change", k.mean_change},
+          {"mean_change_std_error", k.mean_change_std_error}};
+}
+
+}  // namespace
 
 Json groups_json(const std::vector<GroupAccuracy>& groups) {
   Json list = Json::array();
@@ -87,22 +101,6 @@ Json summary_json(const NiahSummary& s) {
           {"worst_over_mean", optional_json(s.worst_over_mean)},
           {"trials", optional_json(s.trials)}};
 }
-
-Json knockout_json(const Knockout& k) {
-  Json list = Json::array();
-  for (const auto& g : k.groups) {
-    list.push_back({{"group", g.group},
-                    {"accuracy", g.accuracy},
-                    {"change", g.change},
-                    {"change_std_error", g.change_std_error}});
-  }
-  return {{"head", k.head},
-          {"groups", list},
-          {"mean_change", k.mean_change},
-          {"mean_change_std_error", k.mean_change_std_error}};
-}
-
-}  // namespace
 
 OutcomeTable::OutcomeTable(std::int64_t trials, int heads)
     : trials_(trials), heads_(heads), outcomes_(static_cast<std::size_t>(trials * heads), 0) {}
@@ -164,28 +162,33 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
 }
 
 NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success) {
-  const auto S = static_cast<std::size_t>(run.model.geometry.stride);
-  std::vector<std::vector<double>> per_phase(S);
-  for (std::size_t phi = 0; phi < S; ++phi) {
-    for (const auto& head : phase_success) per_phase[phi].push_back(head[phi]);
-  }
-  auto group_accuracy = [&](const std::vector<std::int64_t>& counts, int excluded) {
+  const auto& m = run.model;
+  // A class of needle positions modulo the strides' period fixes every head's phase, so heads
+  // combine class by class; classes are summed in increasing order, which for one geometry
+  // is phase order.
+  const auto modulus =
+      stride_period(m.geometries, run.needles.last_position(run.needles.groups - 1) + 1);
+  std::vector<double> heads(static_cast<std::size_t>(m.heads()));
+  auto group_accuracy = [&](const std::vector<PositionClass>& classes, int excluded) {
     double sum = 0;
-    for (std::size_t phi = 0; phi < S; ++phi) {
-      if (counts[phi] == 0) continue;
-      sum += static_cast<double>(counts[phi]) *
-             combine_probabilities(per_phase[phi], run.combine, excluded);
+    for (const auto& c : classes) {
+      for (int h = 0; h < m.heads(); ++h) {
+        const auto phase = m.geometry(h).phase_of_position(c.position);
+        heads[static_cast<std::size_t>(h)] =
+            phase_success[static_cast<std::size_t>(h)][static_cast<std::size_t>(phase)];
+      }
+      sum += static_cast<double>(c.count) * combine_probabilities(heads, run.combine, excluded);
     }
     return sum / static_cast<double>(run.needles.block_count);
   };
   NiahResult result;
   std::vector<KnockoutGroup> knockout;
   for (int r = 0; r < run.needles.groups; ++r) {
-    const auto counts = phase_counts(run.needles, run.model.geometry, r);
-    const double accuracy = group_accuracy(counts, -1);
+    const auto classes = position_classes(run.needles, modulus, r);
+    const double accuracy = group_accuracy(classes, -1);
     result.groups.push_back({r, accuracy, std::nullopt, std::nullopt, 0.0, accuracy, accuracy});
     if (run.knockout) {
-      const double without = group_accuracy(counts, *run.knockout);
+      const double without = group_accuracy(classes, *run.knockout);
       knockout.push_back({r, without, without - accuracy, 0.0});
     }
   }
@@ -206,6 +209,12 @@ Json niah_document(const NiahRun& run, const std::string& engine,
                    const std::vector<std::string>& engine_paths, const NiahResult& result) {
   auto doc = new_document("niah");
   put_parameters(doc, run, engine, engine_paths);
+  doc.update(niah_result_json(result));
+  return doc;
+}
+
+Json niah_result_json(const NiahResult& result) {
+  Json doc;
   doc["groups"] = groups_json(result.groups);
   doc["summary"] = summary_json(result.summary);
   if (result.knockout) doc["knockout_result"] = knockout_json(*result.knockout);

@@ -39,14 +39,31 @@ double NiahModel::beta_effective() const {
   return std::sqrt(static_cast<double>(*dim) / (1 + query_noise * query_noise));
 }
 
+int NiahModel::max_window() const {
+  int window = 0;
+  for (const auto& g : geometries) window = std::max(window, g.window);
+  return window;
+}
+
+bool NiahModel::one_geometry() const {
+  return std::all_of(geometries.begin(), geometries.end(), [&](const Geometry& g) {
+    const auto& first = geometries.front();
+    return g.window == first.window && g.stride == first.stride && g.offset == first.offset;
+  });
+}
+
 void validate_model(const NiahModel& m) {
-  m.geometry.validate();
   require(m.heads() >= 1 && m.heads() <= kMaxHeads,
           "invalid --heads " + std::to_string(m.heads()) + " (must be in [1, 4096])");
-  for (const auto& gate : m.gates) {
-    require(gate.window() == m.geometry.window,
+  require(m.geometries.size() == m.gates.size(),
+          "invalid model (" + std::to_string(m.geometries.size()) + " geometries for " +
+              std::to_string(m.heads()) + " heads: give one per head)");
+  for (int h = 0; h < m.heads(); ++h) {
+    const auto& gate = m.gates[static_cast<std::size_t>(h)];
+    m.geometry(h).validate();
+    require(gate.window() == m.geometry(h).window,
             "invalid gate '" + gate.spec + "' (has " + std::to_string(gate.window()) +
-                " weights, the window needs " + std::to_string(m.geometry.window) + ")");
+                " weights, the window needs " + std::to_string(m.geometry(h).window) + ")");
   }
   validate_parameterization(m);
   require(
@@ -82,10 +99,15 @@ std::vector<Gate> head_gates(const NiahSpec& spec) {
 }
 
 NiahModel make_model(const NiahSpec& spec) {
-  spec.geometry.validate();
   NiahModel m;
-  m.geometry = spec.geometry;
-  m.gates = head_gates(spec);
+  if (spec.architecture) {
+    m.geometries = spec.architecture->geometries();
+    m.gates = spec.architecture->gates();
+  } else {
+    spec.geometry.validate();
+    m.gates = head_gates(spec);
+    m.geometries.assign(m.gates.size(), spec.geometry);
+  }
   m.context = spec.context;
   // validate_model rejects --beta with --dim and --query-noise without --dim.
   m.beta = spec.beta || !spec.dim ? std::optional(spec.beta.value_or(4.5)) : std::nullopt;
@@ -103,7 +125,11 @@ NiahModel make_model(const NiahSpec& spec) {
 NiahRun make_run(const NiahSpec& spec) {
   NiahRun run;
   run.model = make_model(spec);
-  run.needles = plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
+  run.needles = spec.architecture
+                    ? plan_needles(run.model.geometries, spec.context, spec.groups, spec.prompts,
+                                   "the heads of " + spec.architecture->file)
+                    : plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
+  run.architecture = spec.architecture;
   run.combine = parse_combine(spec.combine, run.model.heads());
   if (spec.knockout) {
     validate_knockout(*spec.knockout, run.model.heads());

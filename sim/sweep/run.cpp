@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <fstream>
-#include <mutex>
+#include <iterator>
 
 #include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/job.hpp"
 #include "phasesim/sweep/results_csv.hpp"
 
 namespace phasesim {
@@ -55,9 +55,10 @@ CellTask parse_cell(const SweepCommand& command, const std::vector<std::string>&
   }
 }
 
+// A directory in a cell's place is no document either (reading one throws).
 bool has_valid_json(const fs::path& path) {
   std::ifstream in(path);
-  return in && Json::accept(in);
+  return fs::is_regular_file(path) && in && Json::accept(in);
 }
 
 // Leftovers of an interrupted run: temporary files that were never renamed.
@@ -68,10 +69,22 @@ void remove_stale_temporaries(const fs::path& dir) {
   }
 }
 
-std::string collect_csv(const SweepPlan& plan) {
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// results.csv from the documents of the cells that ran now (`ran`, in the order of `pending`)
+// and, for the cells resumed, from their files.
+std::string collect_csv(const SweepPlan& plan, const std::vector<std::size_t>& pending,
+                        const std::vector<std::string>& ran) {
+  std::vector<std::string> texts(plan.cells.size());
+  for (std::size_t k = 0; k < pending.size(); ++k) texts[pending[k]] = ran[k];
   std::vector<CellDocument> documents;
-  for (const auto& cell : plan.cells) {
-    documents.push_back({cell.id, Json::parse(std::ifstream(cell_path(plan.dir, cell)))});
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    const auto& cell = plan.cells[i];
+    if (texts[i].empty()) texts[i] = read_file(cell_path(plan.dir, cell));
+    documents.push_back({cell.id, Json::parse(texts[i])});
   }
   return results_csv(documents);
 }
@@ -122,36 +135,31 @@ void check_sweep_dir(const SweepPlan& plan, bool resume) {
 }
 
 std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume) {
-  fs::create_directories(plan.dir / "cells");
-  remove_stale_temporaries(plan.dir);
-  remove_stale_temporaries(plan.dir / "cells");
-  write_file_atomically(plan.dir / "sweep.json", plan.manifest.dump(2) + "\n");
-  std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
-    if (!resume || !has_valid_json(cell_path(plan.dir, plan.cells[i]))) pending.push_back(i);
-  }
-  return pending;
+  return on_root([&] {
+    fs::create_directories(plan.dir / "cells");
+    remove_stale_temporaries(plan.dir);
+    remove_stale_temporaries(plan.dir / "cells");
+    write_file_atomically(plan.dir / "sweep.json", plan.manifest.dump(2) + "\n");
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+      if (!resume || !has_valid_json(cell_path(plan.dir, plan.cells[i]))) pending.push_back(i);
+    }
+    return pending;
+  });
 }
 
 fs::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
-                   const Parallel& parallel, const std::function<void()>& cell_finished) {
-  std::mutex mutex;
-  parallel_for(parallel, static_cast<std::int64_t>(pending.size()), [&](std::int64_t i) {
-    // A failed cell is finished too; the policy rethrows its error after the loop.
-    std::exception_ptr failure;
-    try {
-      plan.tasks[pending[static_cast<std::size_t>(i)]]();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    {
-      const std::lock_guard lock(mutex);
-      cell_finished();
-    }
-    if (failure) std::rethrow_exception(failure);
-  });
+                   const Parallel& parallel) {
+  // Each cell's document, read back on the rank that wrote it: rank 0 builds results.csv
+  // from these, not from files that a network file system may not show it yet.
+  const auto ran =
+      parallel_map(parallel, static_cast<std::int64_t>(pending.size()), [&](std::int64_t i) {
+        const auto cell = pending[static_cast<std::size_t>(i)];
+        plan.tasks[cell]();
+        return read_file(cell_path(plan.dir, plan.cells[cell]));
+      });
   const auto results = plan.dir / "results.csv";
-  write_file_atomically(results, collect_csv(plan));
+  on_root([&] { write_file_atomically(results, collect_csv(plan, pending, ran)); });
   return results;
 }
 

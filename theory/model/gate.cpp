@@ -65,12 +65,7 @@ Gate parse_random(std::string_view spec, std::string_view args, int window) {
   if (parts.size() == 2 && (!parse_number(parts[1], scale) || !std::isfinite(scale) || scale < 0)) {
     bad_gate(spec, "SCALE must be a finite number >= 0");
   }
-  const RandomStream stream(seed, 0, 0, Stream::gate_init);
-  std::vector<double> logits(static_cast<std::size_t>(window));
-  for (int s = 0; s < window; ++s) {
-    logits[static_cast<std::size_t>(s)] = scale * stream.normal(0, static_cast<std::uint32_t>(s));
-  }
-  return gate_from_logits(logits, std::string(spec));
+  return gate_from_logits(random_logits(seed, scale, window), std::string(spec));
 }
 
 Gate one_hot(int window, int slot, std::string_view spec) {
@@ -112,6 +107,15 @@ std::vector<Gate> parse_gate_file(const std::string& file, int window) {
 }
 
 }  // namespace
+
+std::vector<double> random_logits(std::uint64_t seed, double scale, int window) {
+  const RandomStream stream(seed, 0, 0, Stream::gate_init);
+  std::vector<double> logits(static_cast<std::size_t>(window));
+  for (int s = 0; s < window; ++s) {
+    logits[static_cast<std::size_t>(s)] = scale * stream.normal(0, static_cast<std::uint32_t>(s));
+  }
+  return logits;
+}
 
 Gate gate_from_weights(std::vector<double> weights, std::string spec) {
   const bool valid = std::all_of(weights.begin(), weights.end(),

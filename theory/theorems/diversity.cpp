@@ -183,18 +183,24 @@ double log_log_slope(const std::vector<DiversityRow>& rows) {
 
 SampledDiversity sample_diversity(const DiversityModel& model, int heads, int samples,
                                   std::uint64_t seed, const Parallel& parallel) {
-  std::vector<double> loss(static_cast<std::size_t>(samples)), blind(loss.size());
-  parallel_for(parallel, samples, [&](std::int64_t t) {
+  struct Sample {
+    double loss, blind;
+  };
+  const auto drawn = parallel_map(parallel, samples, [&](std::int64_t t) {
     const RandomStream stream(seed, static_cast<std::uint32_t>(t), 0, Stream::head_assignment);
     std::vector<int> counts(static_cast<std::size_t>(model.stride), 0);
     for (int h = 0; h < heads; ++h) {
       const double u = stream.uniform_pair(static_cast<std::uint32_t>(h), 0).x;
       ++counts[std::min(static_cast<std::size_t>(u * model.stride), counts.size() - 1)];
     }
-    const auto k = static_cast<std::size_t>(t);
-    loss[k] = model.loss_of(counts);
-    blind[k] = static_cast<double>(std::count(counts.begin(), counts.end(), 0));
+    return Sample{model.loss_of(counts),
+                  static_cast<double>(std::count(counts.begin(), counts.end(), 0))};
   });
+  std::vector<double> loss, blind;
+  for (const auto& sample : drawn) {
+    loss.push_back(sample.loss);
+    blind.push_back(sample.blind);
+  }
   auto mean_se = [&](const std::vector<double>& x) {
     double m = 0, v = 0;
     for (double a : x) m += a;

@@ -4,6 +4,7 @@
 // option name (snake_case) and the results. Each layer turns its own result types into
 // JSON; the CLI only writes the document.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "phasesim/version.hpp"
@@ -23,6 +24,12 @@ inline Json new_document(const std::string& command) {
   doc["command"] = command;
   doc["phasesim_version"] = kVersion;
   return doc;
+}
+
+/// The value, or null when it is unset.
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+  return value ? Json(*value) : Json();
 }
 
 }  // namespace phasesim

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "phasesim/core/float_normal.hpp"
 #include "phasesim/core/host_device.hpp"
 
 namespace phasesim {
@@ -33,6 +34,13 @@ enum class Stream : std::uint32_t {
   head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers
   // diagnose (sim/diagnose), numbered apart:
   diagnose_null = 24,  ///< null tables of the period tests: trial = replicate, index = group
+  // The training lab (docs/TRAINING.md): trial = step (training) or NIAH trial (evaluation),
+  // head = batch index (0 in evaluation), numbered apart from the streams above:
+  training_token = 32,    ///< token embeddings of a training context: index = position
+  training_query = 33,    ///< its query noise, index 0
+  training_needle = 34,   ///< its needle position, index 0
+  evaluation_token = 35,  ///< token embeddings of an evaluation context: index = position
+  evaluation_query = 36,  ///< its query noise, index 0
 };
 
 class RandomStream {
@@ -47,9 +55,15 @@ class RandomStream {
 
   /// Four random 32-bit words for (index, block).
   PHASESIM_HD Philox::ctr_type bits(std::uint32_t index, std::uint32_t block) const {
-    const Philox::ctr_type counter = {{index, block, trial_, tag_}};
-    return Philox()(counter, key_);
+    return Philox()(counter(index, block), key_);
   }
+
+  /// The Philox counter and key of (index, block): what a block generator needs to draw
+  /// bits(index, block) for many counters at once.
+  PHASESIM_HD Philox::ctr_type counter(std::uint32_t index, std::uint32_t block) const {
+    return {{index, block, trial_, tag_}};
+  }
+  PHASESIM_HD Philox::key_type key() const { return key_; }
 
   /// Two independent N(0, 1) numbers for (index, block), by Box-Muller: sin and cos of
   /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u). This is r123::boxmuller as the CPU
@@ -64,6 +78,14 @@ class RandomStream {
     double cosine = 0;
     sincos(kPi * r123::uneg11<double>(join(w[0], w[1])), &sine, &cosine);
     return {sine * radius, cosine * radius};
+  }
+
+  /// normal_pair(index, block) * scale in float, to float rounding (float_normal.hpp): the
+  /// draw of the float engines, and bit for bit what the block generator writes.
+  PHASESIM_HD float_normal::Pair normal_pair_float(std::uint32_t index, std::uint32_t block,
+                                                   float scale = 1.0f) const {
+    const auto w = bits(index, block);
+    return float_normal::box_muller(w[1], w[2], w[3], scale);
   }
 
   /// Normal number `component` of the vector at `index`: pairs fill components 2b, 2b+1.

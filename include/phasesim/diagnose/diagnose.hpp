@@ -33,7 +33,7 @@ inline constexpr std::int64_t kAssumedContext = 131072;
 
 /// The architecture a diagnosis works with, each value with where it came from: "given"
 /// (an option), "table" (the niah JSON), "assumed" or "unknown".
-struct Architecture {
+struct DiagnosedArchitecture {
   std::optional<int> window;
   std::string window_source;
   std::optional<int> stride;
@@ -46,7 +46,7 @@ struct Architecture {
 
 /// Options first, then the table's JSON, then the assumptions. Throws InputError naming the
 /// option on a bad value.
-Architecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec);
+DiagnosedArchitecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec);
 
 /// One fit of the idealized model and the assumption it rests on.
 struct LabelledFit {
@@ -56,7 +56,7 @@ struct LabelledFit {
 };
 
 struct Diagnosis {
-  Architecture architecture;
+  DiagnosedArchitecture architecture;
   PeriodTest period;
   int phases = 1;            ///< P of the per-phase analysis: groups r, r + P, ... pool
   std::string phases_from;   ///< "stride", "period" or "flat"

@@ -1,13 +1,21 @@
 #pragma once
 // The full-vector model of one head in one trial (MODEL.md section 4), written once for
-// the CPU `full` engine and the CUDA kernel: PHASESIM_HD inline functions over plain
-// pointers, with no allocation, no exceptions and no Eigen. The CPU engine calls them in
-// an OpenMP loop over trials; a kernel calls them per (trial, head) and must draw the
-// same keys, so every random number here comes from a RandomStream keyed by
-// (seed, trial, head, stream) with index = position:
+// the CPU `full` engine, its double-precision reference and the CUDA kernel: PHASESIM_HD
+// inline functions over plain pointers, with no allocation, no exceptions and no Eigen.
+// Every random number comes from a RandomStream keyed by (seed, trial, head, stream) with
+// index = position:
 //   key k_t       component c = (1 / sqrt(d)) * normal(t, c)            Stream::key
 //   query noise   component c = (sigma_q / sqrt(d)) * normal(p, c)      Stream::query_noise
 //   content xi_t  normal(t, 0)                                         Stream::content_noise
+//
+// scan_full_vector is the per-trial scan, once, over an "Ops" policy that draws a key row
+// and computes an entry's logit:
+//   FloatOps   floats from the block formulas (float_normal.hpp), pooled entries and logits
+//              in float with every sum in a fixed order (16 partial sums, one tree): the CUDA
+//              kernel runs it, and the CPU engine's SIMD code (full_vector_simd.hpp) computes
+//              the same operations in the same order, so the two give the same bits;
+//   DoubleOps  RandomStream::normal_pair and double throughout: the reference the float
+//              engine is measured against (`phasesim precision-check`).
 #include <cmath>
 #include <cstdint>
 
@@ -58,51 +66,28 @@ PHASESIM_HD inline double content_noise_at(const RandomStream& content, std::int
 /// The gate of one entry. Slots before `first_slot` lie at negative positions and do not
 /// exist; with content noise tau, slot s gets logit log(g_s) + tau * xi[s] (zero weights stay
 /// zero). The softmax renormalizes over what remains; when nothing remains every weight is 0
-/// and the entry pools nothing. `xi` holds the content noise by slot (unread when tau == 0).
+/// and the entry pools nothing. `xi` holds the content noise by slot (unread when tau == 0);
+/// xi and out are pointers or Strided arrays.
+template <class In, class Out>
 PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slot, double tau,
-                                   const double* xi, double* out) {
-  double top = 0;
+                                   In xi, Out out) {
+  double top = 0;  // the largest logit, subtracted before exp (content noise only)
   bool any = false;
   for (int s = first_slot; s < window; ++s) {
     if (gate[s] <= 0) continue;
-    const double logit = std::log(gate[s]) + (tau > 0 ? tau * xi[s] : 0.0);
+    const double logit = tau > 0 ? std::log(gate[s]) + tau * xi[s] : 0.0;
     if (!any || logit > top) top = logit;
     any = true;
   }
+  // Without content noise the weights are g_s renormalized by a division: no exp or log,
+  // whose last bits differ between CUDA and glibc.
   double total = 0;
   for (int s = 0; s < window; ++s) {
     const bool live = s >= first_slot && gate[s] > 0;
-    out[s] = live ? std::exp(std::log(gate[s]) + (tau > 0 ? tau * xi[s] : 0.0) - top) : 0.0;
+    out[s] = !live ? 0.0 : tau > 0 ? std::exp(std::log(gate[s]) + tau * xi[s] - top) : gate[s];
     total += out[s];
   }
   for (int s = 0; s < window; ++s) out[s] = any ? out[s] / total : 0.0;
-}
-
-/// out = sum_s weights[s] * row(first_position + s) of a ring buffer holding the key of
-/// position t in row t mod W; zero weights are skipped (their rows may be stale).
-PHASESIM_HD inline void pool_entry(const double* weights, int window, const double* ring, int dim,
-                                   std::int64_t first_position, double* out) {
-  for (int c = 0; c < dim; ++c) out[c] = 0;
-  for (int s = 0; s < window; ++s) {
-    if (weights[s] == 0) continue;
-    const double* key = ring + ((first_position + s) % window) * dim;
-    for (int c = 0; c < dim; ++c) out[c] += weights[s] * key[c];
-  }
-}
-
-PHASESIM_HD inline double dot(const double* a, const double* b, int dim) {
-  double sum = 0;
-  for (int c = 0; c < dim; ++c) sum += a[c] * b[c];
-  return sum;
-}
-
-/// RMS normalization v <- v / sqrt(mean(v^2)); a zero vector (an entry that pools nothing)
-/// stays zero.
-PHASESIM_HD inline void rms_normalize(double* v, int dim) {
-  const double sum_sq = dot(v, v, dim);
-  if (sum_sq == 0) return;
-  const double scale = std::sqrt(static_cast<double>(dim) / sum_sq);
-  for (int c = 0; c < dim; ++c) v[c] *= scale;
 }
 
 /// True when entry j pools position p (false for j < 0: no entry).
@@ -131,66 +116,256 @@ struct FullVectorHead {
   bool rms_norm = false;         ///< RMS-normalize every pooled entry
 };
 
-/// Caller-owned scratch of one trial (per thread on the CPU, per thread or block on a GPU):
-/// memory O(W * d), independent of the context length.
-struct FullVectorWorkspace {
-  double* keys;     ///< W x d ring buffer: the key of position t in row t mod W
-  double* xi;       ///< W: content noise of the same positions
-  double* query;    ///< d
-  double* pooled;   ///< d: the current entry
-  double* weights;  ///< W: the current entry's gate
-  double* slot_xi;  ///< W: the current entry's content noise by slot
+/// Partial sums of the float reductions: component c adds into sum c mod 16 and the 16 sums
+/// meet in one fixed tree, so SIMD of any width (4, 8 or 16 floats), the scalar code and the
+/// GPU add in the same order. A key row is padded with zeros to a multiple of 16.
+inline constexpr int kReduceLanes = 16;
 
-  /// Doubles a workspace for window W and dimension d needs, laid out as above.
-  PHASESIM_HD static std::int64_t size(int window, int dim) {
-    return static_cast<std::int64_t>(window + 2) * dim + 3 * window;
+PHASESIM_HD inline int padded_dim(int dim) {
+  return (dim + kReduceLanes - 1) / kReduceLanes * kReduceLanes;
+}
+
+/// sums[0] + ... + sums[15] by the tree (l, l + 8), (l, l + 4), (l, l + 2), (l, l + 1).
+template <typename Real>
+PHASESIM_HD inline Real reduce_lanes(Real* sums) {
+  for (int width = kReduceLanes / 2; width > 0; width /= 2) {
+    for (int l = 0; l < width; ++l) sums[l] = sums[l] + sums[l + width];
   }
-  /// Carves a workspace out of `size(window, dim)` doubles.
-  PHASESIM_HD static FullVectorWorkspace carve(double* memory, int window, int dim) {
-    double* keys = memory;
-    double* xi = keys + static_cast<std::int64_t>(window) * dim;
-    double* query = xi + window;
-    double* pooled = query + dim;
-    double* weights = pooled + dim;
-    return {keys, xi, query, pooled, weights, weights + window};
+  return sums[0];
+}
+
+/// Row of position t in a ring of W rows: t mod W in [0, W) (t may be negative). The scans
+/// step rows with ring_next instead of dividing per position: a 64-bit division costs as much
+/// as the pooling it would index.
+PHASESIM_HD inline int ring_row(std::int64_t t, int window) {
+  const auto r = static_cast<int>(t % window);
+  return r < 0 ? r + window : r;
+}
+PHASESIM_HD inline int ring_next(int row, int window) { return row + 1 == window ? 0 : row + 1; }
+
+/// An array whose element i sits at data[i * stride]: stride 1 on the CPU; a GPU block
+/// interleaves its threads' workspaces (stride = threads), so that a warp reading element i
+/// of its threads' arrays reads consecutive addresses.
+template <typename T>
+struct Strided {
+  T* data = nullptr;
+  int stride = 1;
+  PHASESIM_HD T& operator[](std::int64_t i) const { return data[i * stride]; }
+  PHASESIM_HD Strided operator+(std::int64_t offset) const {
+    return {data + offset * stride, stride};
   }
 };
 
+/// Caller-owned scratch of one scan (per thread on the CPU, per GPU thread): O(W d) numbers,
+/// independent of the context length. `row` numbers hold one key (d, padded by the Ops).
+template <typename Real>
+struct ScanWorkspace {
+  Strided<Real> keys;       ///< W rows: the key of position t in row t mod W
+  Strided<Real> query;      ///< one row
+  Strided<Real> pooled;     ///< one row: the current entry (DoubleOps)
+  Strided<Real> xi;         ///< W: content noise of the positions in the ring
+  Strided<Real> weights;    ///< W: the current entry's gate
+  Strided<Real> interior;   ///< W: the gate of an entry with every slot, without content noise
+  Strided<double> gate;     ///< W: entry_gate's output
+  Strided<double> slot_xi;  ///< W: the current entry's content noise by slot
+  int row = 0;
+
+  /// Reals and doubles a workspace for windows up to W and rows of `row` numbers needs, laid
+  /// out as carve does (a head with a smaller window uses the first rows of the ring and of
+  /// each W-array: carve with the largest window of the heads).
+  PHASESIM_HD static std::int64_t reals(int window, int row) {
+    return static_cast<std::int64_t>(window + 2) * row + 3 * window;
+  }
+  PHASESIM_HD static std::int64_t doubles(int window) { return 2 * window; }
+  /// Carves a workspace out of reals(W, row) and doubles(W) elements of stride `stride`.
+  PHASESIM_HD static ScanWorkspace carve(Real* reals, double* doubles, int window, int row,
+                                         int stride = 1) {
+    const Strided<Real> r{reals, stride};
+    const Strided<double> d{doubles, stride};
+    const auto rows = static_cast<std::int64_t>(window) * row;
+    return {r,
+            r + rows,
+            r + rows + row,
+            r + rows + 2 * row,
+            r + rows + 2 * row + window,
+            r + rows + 2 * row + 2 * window,
+            d,
+            d + window,
+            row};
+  }
+};
+
+/// out = sum_s weights[s] * row(first_position + s) of a ring buffer holding the key of
+/// position t in row t mod W; zero weights are skipped (their rows may be stale).
+PHASESIM_HD inline void pool_entry(const double* weights, int window, const double* ring, int dim,
+                                   std::int64_t first_position, double* out) {
+  for (int c = 0; c < dim; ++c) out[c] = 0;
+  for (int s = 0; s < window; ++s) {
+    if (weights[s] == 0) continue;
+    const double* key = ring + ((first_position + s) % window) * dim;
+    for (int c = 0; c < dim; ++c) out[c] += weights[s] * key[c];
+  }
+}
+
+PHASESIM_HD inline double dot(const double* a, const double* b, int dim) {
+  double sum = 0;
+  for (int c = 0; c < dim; ++c) sum += a[c] * b[c];
+  return sum;
+}
+
+/// RMS normalization v <- v / sqrt(mean(v^2)); a zero vector (an entry that pools nothing)
+/// stays zero.
+PHASESIM_HD inline void rms_normalize(double* v, int dim) {
+  const double sum_sq = dot(v, v, dim);
+  if (sum_sq == 0) return;
+  const double scale = std::sqrt(static_cast<double>(dim) / sum_sq);
+  for (int c = 0; c < dim; ++c) v[c] *= scale;
+}
+
+/// Float keys and logits by the block formulas (see the top of this file).
+struct FloatOps {
+  using Real = float;
+  PHASESIM_HD static int row_size(int dim) { return padded_dim(dim); }
+
+  /// Rows r < rows of `row` floats: out[r * row + c] = scale * normal(first + r, c) in float,
+  /// c < dim.
+  PHASESIM_HD static void key_rows(const RandomStream& stream, std::int64_t first, int rows,
+                                   int dim, double scale, Strided<float> out, int row) {
+    const auto s = static_cast<float>(scale);
+    for (int r = 0; r < rows; ++r) {
+      const auto index = static_cast<std::uint32_t>(first + r);
+      for (int c = 0; c < dim; c += 2) {
+        const auto pair = stream.normal_pair_float(index, static_cast<std::uint32_t>(c / 2), s);
+        out[r * row + c] = pair.x;
+        if (c + 1 < dim) out[r * row + c + 1] = pair.y;
+      }
+    }
+  }
+
+  PHASESIM_HD static float content(const RandomStream& stream, std::int64_t t) {
+    return stream.normal_pair_float(static_cast<std::uint32_t>(t), 0).x;
+  }
+
+  /// <q, K_j> (RMS-normalized: times sqrt(d / |K_j|^2)) of the entry whose slot s holds
+  /// position first + s, pooled with weights w (zero weights skipped: their rows may be stale).
+  PHASESIM_HD static float entry_logit(const FullVectorHead& head, const ScanWorkspace<float>& ws,
+                                       Strided<float> w, std::int64_t first) {
+    const int W = head.geometry.window;
+    const int base = ring_row(first, W);
+    float dots[kReduceLanes] = {};
+    float squares[kReduceLanes] = {};
+    for (int c0 = 0; c0 < ws.row; c0 += kReduceLanes) {
+      for (int l = 0; l < kReduceLanes; ++l) {
+        float pooled = 0;
+        for (int s = 0, r = base; s < W; ++s, r = ring_next(r, W)) {
+          if (w[s] == 0) continue;
+          pooled = pooled + w[s] * ws.keys[r * ws.row + c0 + l];
+        }
+        dots[l] = dots[l] + ws.query[c0 + l] * pooled;
+        squares[l] = squares[l] + pooled * pooled;
+      }
+    }
+    return rms_scaled(reduce_lanes(dots), head.rms_norm ? reduce_lanes(squares) : -1.0f, head.dim);
+  }
+
+  /// The logit of an entry with sum of squares `squares` after RMS normalization (squares < 0:
+  /// no normalization; an entry that pools nothing scores 0).
+  PHASESIM_HD static float rms_scaled(float logit, float squares, int dim) {
+    if (squares < 0) return logit;
+    return squares > 0 ? logit * sqrtf(static_cast<float>(dim) / squares) : 0.0f;
+  }
+};
+
+/// The double-precision reference: RandomStream::normal_pair, pooled entries and logits in
+/// double, summed in component order. CPU only (stride 1).
+struct DoubleOps {
+  using Real = double;
+  PHASESIM_HD static int row_size(int dim) { return dim; }
+
+  PHASESIM_HD static void key_rows(const RandomStream& stream, std::int64_t first, int rows,
+                                   int dim, double scale, Strided<double> out, int row) {
+    for (int r = 0; r < rows; ++r) {
+      fill_normals(stream, static_cast<std::uint32_t>(first + r), dim, scale, out.data + r * row);
+    }
+  }
+
+  PHASESIM_HD static double content(const RandomStream& stream, std::int64_t t) {
+    return content_noise_at(stream, t);
+  }
+
+  PHASESIM_HD static double entry_logit(const FullVectorHead& head, const ScanWorkspace<double>& ws,
+                                        Strided<double> w, std::int64_t first) {
+    pool_entry(w.data, head.geometry.window, ws.keys.data, head.dim, first, ws.pooled.data);
+    if (head.rms_norm) rms_normalize(ws.pooled.data, head.dim);
+    return dot(ws.query.data, ws.pooled.data, head.dim);
+  }
+};
+
+/// Before a scan: the query q = k_p + eps, zero padding in every row, the interior gate.
+template <class Ops>
+PHASESIM_HD inline void prepare_scan(const FullVectorHead& head, const RandomStream& keys,
+                                     const RandomStream& noise, std::int64_t needle,
+                                     const ScanWorkspace<typename Ops::Real>& ws) {
+  using Real = typename Ops::Real;
+  const int W = head.geometry.window;
+  for (int r = 0; r < W; ++r) {
+    for (int c = head.dim; c < ws.row; ++c) ws.keys[r * ws.row + c] = 0;
+  }
+  for (int c = head.dim; c < ws.row; ++c) ws.query[c] = 0;
+  const double root = std::sqrt(static_cast<double>(head.dim));
+  Ops::key_rows(keys, needle, 1, head.dim, 1 / root, ws.query, ws.row);
+  Ops::key_rows(noise, needle, 1, head.dim, head.query_noise / root, ws.keys, ws.row);  // scratch
+  for (int c = 0; c < head.dim; ++c) ws.query[c] = ws.query[c] + ws.keys[c];
+  for (int s = 0; s < W; ++s) ws.interior[s] = static_cast<Real>(head.gate[s]);
+}
+
 /// Streams the positions of entry j that no earlier entry held into the ring buffer: keys
-/// and content noise, only where some entry weights them. Returns the next new position.
-PHASESIM_HD inline std::int64_t stream_entry_positions(const FullVectorHead& head,
-                                                       const RandomStream& keys,
-                                                       const RandomStream& content, std::int64_t j,
-                                                       std::int64_t next, FullVectorWorkspace ws) {
+/// and content noise, only where some entry weights them, keys a run of consecutive positions
+/// (consecutive rows) per Ops call. Returns the next new position.
+template <class Ops>
+PHASESIM_HD inline std::int64_t stream_entry_positions(
+    const FullVectorHead& head, const RandomStream& keys, const RandomStream& content,
+    std::int64_t j, std::int64_t next, const ScanWorkspace<typename Ops::Real>& ws) {
   const auto& g = head.geometry;
   const std::int64_t first = g.position(j, 0);
+  const double scale = 1 / std::sqrt(static_cast<double>(head.dim));
   std::int64_t t = first > next ? first : next;
   if (t < 0) t = 0;
-  for (; t < first + g.window; ++t) {
-    if (!position_weighted(g, head.gate, static_cast<int>(t - first))) continue;
-    const std::int64_t row = t % g.window;
-    generate_key(keys, t, head.dim, ws.keys + row * head.dim);
-    if (head.content_noise > 0) ws.xi[row] = content_noise_at(content, t);
+  std::int64_t run = 0;  // positions t - run .. t - 1 wait for their keys
+  int run_row = 0;
+  for (int row = ring_row(t, g.window); t <= first + g.window;
+       ++t, row = ring_next(row, g.window)) {
+    const bool weighted =
+        t < first + g.window && position_weighted(g, head.gate, static_cast<int>(t - first));
+    if (run > 0 && (!weighted || row == 0)) {
+      Ops::key_rows(keys, t - run, static_cast<int>(run), head.dim, scale,
+                    ws.keys + static_cast<std::int64_t>(run_row) * ws.row, ws.row);
+      run = 0;
+    }
+    if (!weighted) continue;
+    if (run++ == 0) run_row = row;
+    if (head.content_noise > 0) ws.xi[row] = Ops::content(content, t);
   }
   return first + g.window;
 }
 
-/// Logit <q, K_j> of entry j, whose positions are already in the ring buffer.
-PHASESIM_HD inline double entry_logit(const FullVectorHead& head, std::int64_t j,
-                                      FullVectorWorkspace ws) {
+/// The gate of entry j: the head's gate for an entry with every slot and no content noise,
+/// else entry_gate (renormalized over existing slots, content noise from the ring).
+template <typename Real>
+PHASESIM_HD inline Strided<Real> entry_weights(const FullVectorHead& head, std::int64_t j,
+                                               const ScanWorkspace<Real>& ws) {
   const auto& g = head.geometry;
   const int W = g.window;
-  const std::int64_t first = g.position(j, 0);
   const int first_slot = g.first_existing_slot(j);
+  if (head.content_noise == 0 && first_slot == 0) return ws.interior;
   if (head.content_noise > 0) {
-    for (int s = first_slot; s < W; ++s) {
-      if (head.gate[s] > 0) ws.slot_xi[s] = ws.xi[(first + s) % W];
+    for (int s = 0, r = ring_row(g.position(j, 0), W); s < W; ++s, r = ring_next(r, W)) {
+      if (s >= first_slot && head.gate[s] > 0) ws.slot_xi[s] = ws.xi[r];
     }
   }
-  entry_gate(head.gate, W, first_slot, head.content_noise, ws.slot_xi, ws.weights);
-  pool_entry(ws.weights, W, ws.keys, head.dim, first, ws.pooled);
-  if (head.rms_norm) rms_normalize(ws.pooled, head.dim);
-  return dot(ws.query, ws.pooled, head.dim);
+  entry_gate(head.gate, W, first_slot, head.content_noise, ws.slot_xi, ws.gate);
+  for (int s = 0; s < W; ++s) ws.weights[s] = static_cast<Real>(ws.gate[s]);
+  return ws.weights;
 }
 
 /// The argmax of <q, K_j> over entries begin..end-1 for head `head_index` in `trial` and a
@@ -198,34 +373,29 @@ PHASESIM_HD inline double entry_logit(const FullVectorHead& head, std::int64_t j
 /// keys in the same order whatever range it is scanned in, so a kernel may split the N_c
 /// entries into ranges, one per thread, and merge their argmaxes (Argmax::merge) into the
 /// full scan's answer, bit for bit.
-PHASESIM_HD inline Argmax full_vector_argmax(const FullVectorHead& head, std::uint64_t seed,
-                                             std::uint32_t trial, std::uint32_t head_index,
-                                             std::int64_t needle, std::int64_t begin,
-                                             std::int64_t end, FullVectorWorkspace ws) {
+template <class Ops>
+PHASESIM_HD inline Argmax scan_full_vector(const FullVectorHead& head, std::uint64_t seed,
+                                           std::uint32_t trial, std::uint32_t head_index,
+                                           std::int64_t needle, std::int64_t begin,
+                                           std::int64_t end,
+                                           const ScanWorkspace<typename Ops::Real>& ws) {
   const RandomStream keys(seed, trial, head_index, Stream::key);
   const RandomStream noise(seed, trial, head_index, Stream::query_noise);
   const RandomStream content(seed, trial, head_index, Stream::content_noise);
-  generate_query(keys, noise, needle, head.dim, head.query_noise, ws.query);
+  prepare_scan<Ops>(head, keys, noise, needle, ws);
   Argmax best;
   std::int64_t next = 0;  // the range's first entry streams all of its positions
   for (std::int64_t j = begin; j < end; ++j) {
-    next = stream_entry_positions(head, keys, content, j, next, ws);
-    best.offer(j, entry_logit(head, j, ws));
+    next = stream_entry_positions<Ops>(head, keys, content, j, next, ws);
+    const auto w = entry_weights(head, j, ws);
+    best.offer(j, Ops::entry_logit(head, ws, w, head.geometry.position(j, 0)));
   }
   return best;
 }
 
-/// The entry head `head_index` attends to in `trial` for a needle at p: the argmax of
-/// <q, K_j> over all N_c entries.
-PHASESIM_HD inline Argmax full_vector_argmax(const FullVectorHead& head, std::uint64_t seed,
-                                             std::uint32_t trial, std::uint32_t head_index,
-                                             std::int64_t needle, FullVectorWorkspace ws) {
-  return full_vector_argmax(head, seed, trial, head_index, needle, 0, head.entries, ws);
-}
-
 /// Keys a scan of all N_c entries generates, the query's aside: entry j streams positions
-/// jS..jS+S-1, the one of phase phi at slot W - S + phi, and generates it when some entry
-/// weights it. The work measure behind gpu-check's key-vectors per second.
+/// jS+o..jS+o+S-1 (o: the head's offset), the one at slot W - S + i for i < S, and generates
+/// it when some entry weights it. The work measure behind gpu-check's key-vectors per second.
 inline std::int64_t scanned_keys(const FullVectorHead& head) {
   const auto& g = head.geometry;
   std::int64_t phases = 0;

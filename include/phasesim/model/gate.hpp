@@ -42,6 +42,10 @@ Gate gate_from_weights(std::vector<double> weights, std::string spec);
 /// Gate from finite logits by a numerically stable softmax.
 Gate gate_from_logits(const std::vector<double>& logits, std::string spec);
 
+/// The logits of random:SEED:SCALE: SCALE x N(0, 1) per slot from the Philox stream keyed by
+/// SEED (Stream::gate_init), so that a trained head can start where that gate spec starts.
+std::vector<double> random_logits(std::uint64_t seed, double scale, int window);
+
 /// Normalized weights u_s = g_s / ||g||_2.
 std::vector<double> normalized_weights(const Gate& gate);
 

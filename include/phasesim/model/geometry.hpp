@@ -1,8 +1,11 @@
 #pragma once
 // Window/stride geometry of the compressed cache (MODEL.md section 2).
 //
-// Entry j pools slots s = 0..W-1 at positions t(j, s) = j*S + S - W + s, so the window
-// ends at the end of chunk j. Slots at negative positions do not exist.
+// Entry j pools slots s = 0..W-1 at positions t(j, s) = j*S + S - W + s + o, so the window
+// ends at the end of chunk j, shifted by the head's offset o (0 <= o < S; 0 unless an
+// architecture file shifts a head's entry boundaries). Slots at negative positions do not
+// exist. The phase of a position stays t mod S whatever the offset: an offset moves which
+// slot holds a phase, not the phases.
 #include <cstdint>
 #include <vector>
 
@@ -13,30 +16,34 @@ namespace phasesim {
 struct Geometry {
   int window = 8;  ///< W: tokens pooled into one entry
   int stride = 4;  ///< S: a new entry every S tokens
+  int offset = 0;  ///< o: entry boundaries shifted by o tokens, 0 <= o < S
 
-  /// Throws InputError unless window >= 1 and stride >= 1.
+  /// Throws InputError unless window >= 1, stride >= 1 and 0 <= offset < stride.
   void validate() const;
 
   /// Position of slot s of entry j (negative: the slot does not exist).
   PHASESIM_HD std::int64_t position(std::int64_t entry, int slot) const {
-    return entry * stride + stride - window + slot;
+    return entry * stride + stride - window + slot + offset;
   }
   /// Phase of a position: t mod S, in [0, S).
   PHASESIM_HD int phase_of_position(std::int64_t t) const {
     const auto r = static_cast<int>(t % stride);
     return r < 0 ? r + stride : r;
   }
-  /// Phase of slot s: (s + S - W) mod S.
+  /// Phase of slot s: (s + S - W + o) mod S.
   PHASESIM_HD int phase_of_slot(int slot) const {
-    return phase_of_position(static_cast<std::int64_t>(slot) + stride - window);
+    return phase_of_position(static_cast<std::int64_t>(slot) + stride - window + offset);
   }
   /// First slot of entry j that lies at a non-negative position.
   PHASESIM_HD int first_existing_slot(std::int64_t entry) const {
-    const std::int64_t first = window - stride - entry * stride;
+    const std::int64_t first = window - stride - offset - entry * stride;
     return first > 0 ? static_cast<int>(first) : 0;
   }
-  /// Entries written before a query at position L: N_c = floor(L / S).
-  PHASESIM_HD std::int64_t entries_before(std::int64_t context) const { return context / stride; }
+  /// Entries written before a query at position L: N_c = floor((L - o) / S), those whose
+  /// window ends before L.
+  PHASESIM_HD std::int64_t entries_before(std::int64_t context) const {
+    return context > offset ? (context - offset) / stride : 0;
+  }
   /// m_phi: slots of phase phi, i.e. how many entries hold a token of that phase.
   PHASESIM_HD int multiplicity(int phase) const {
     int count = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Monte Carlo estimates with their uncertainty: a proportion with its standard error and
-// Wilson 95% interval, and the mean of paired differences (common random numbers).
+// Wilson 95% interval, the mean of paired differences (common random numbers), and the mean
+// of independent per-group estimates.
 #include <cstdint>
 
 namespace phasesim {
@@ -29,6 +30,19 @@ class PairedDifference {
   std::int64_t count_ = 0;
   std::int64_t sum_ = 0;     ///< sum of d_i
   std::int64_t sum_sq_ = 0;  ///< sum of d_i^2
+};
+
+/// The mean over groups of independent estimates, with its standard error sqrt(sum se^2) / G.
+class GroupMean {
+ public:
+  void add(double value, double std_error);
+  double mean() const;
+  double std_error() const;
+
+ private:
+  int count_ = 0;
+  double sum_ = 0;
+  double variance_ = 0;  ///< sum of se^2
 };
 
 }  // namespace phasesim

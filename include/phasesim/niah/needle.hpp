@@ -3,10 +3,12 @@
 //
 // Trial t = group * prompts + prompt. A needle of group r sits at p = k*G + r, the block
 // index k uniform on the same range for every group, so that every group has the same mean
-// and spread of absolute position. The range keeps p in [W, N_c*S - W]: every entry that
-// holds the needle exists, has all its slots at positions >= 0 (no renormalized gate) and
-// ends before the query at position L.
+// and spread of absolute position. The range keeps p in [max(W, o), N_c*S + o - W] for
+// every head: every entry that holds the needle exists, has all its slots at positions
+// >= 0 (no renormalized gate) and ends before the query at position L.
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "phasesim/core/host_device.hpp"
@@ -38,13 +40,34 @@ struct NeedlePlan {
   }
 };
 
-/// The plan for a context of L tokens. Throws InputError naming --groups, --prompts or
-/// --context when G < 1, P < 1, G * P exceeds the 32-bit trial counter, or the context is
-/// too short to hold G groups of interior needle positions.
+/// The plan for a context of L tokens and heads of the given geometries, the range interior
+/// for every head. Throws InputError naming --groups, --prompts or --context when G < 1,
+/// P < 1, G * P exceeds the 32-bit trial counter, or the context is too short to hold G
+/// groups of interior needle positions; `heads` names the geometries in that message
+/// ("... must be at least 24 for HEADS and --groups 8").
+NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
+                        int prompts, const std::string& heads);
+
+/// The plan for heads of one geometry, named "--window W, --stride S" in messages.
 NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts);
 
-/// For group r: how many of the plan's block_count needle positions have each phase
-/// 0..S-1 (the exact distribution the Monte Carlo engines sample from).
-std::vector<std::int64_t> phase_counts(const NeedlePlan& plan, const Geometry& geometry, int group);
+/// Needle positions of one class: the first position of the class and how many of a
+/// group's block_count positions fall in it.
+struct PositionClass {
+  std::int64_t position;
+  std::int64_t count;
+};
+
+/// The needle positions of group r by class modulo `modulus` (a multiple of every stride,
+/// so that a class fixes every head's phase), in increasing order of the class: the exact
+/// distribution the Monte Carlo engines sample from, in at most min(modulus, block_count)
+/// classes.
+std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,
+                                            int group);
+
+/// The least common multiple of the strides, or `above` when it is not below it: with
+/// `above` greater than every needle position, each position then is its own class. The
+/// modulus for position_classes.
+std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above);
 
 }  // namespace phasesim

@@ -108,8 +108,17 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
 /// The report of an engine's output, whichever kind it is.
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output);
 
+/// The results in the `niah` document's layout: "groups", "summary" and, with a knockout,
+/// "knockout_result" (for documents of other commands that report a NIAH table).
+Json niah_result_json(const NiahResult& result);
+/// Per-group results as the `niah` document lists them under "groups".
+Json groups_json(const std::vector<GroupAccuracy>& groups);
+/// The summary as the `niah` document gives it under "summary".
+Json summary_json(const NiahSummary& summary);
+
 /// The `niah` document: every parameter under its option name, the engine and the path each
-/// head took, then the per-group results, the summary and the knockout.
+/// head took (in architecture runs also the architecture and its KV cost), then the
+/// per-group results, the summary and the knockout.
 Json niah_document(const NiahRun& run, const std::string& engine,
                    const std::vector<std::string>& engine_paths, const NiahResult& result);
 

@@ -1,8 +1,9 @@
 #pragma once
 // One per-phase needle-in-a-haystack experiment (MODEL.md sections 4 and 5): a model of H
-// heads in one of two parameterizations, where the needles go, how heads combine, and an
-// optional knockout. NiahSpec is the one way to build a run from user-level parameters,
-// shared by `niah`, `gpu-check`, sweeps and the tests.
+// heads, each with its own geometry (window, stride, offset) and gate, in one of two
+// parameterizations, where the needles go, how heads combine, and an optional knockout.
+// NiahSpec is the one way to build a run from user-level parameters, shared by `niah`,
+// `compare`, `gpu-check`, sweeps and the tests.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,16 +11,19 @@
 
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/niah/architecture.hpp"
 #include "phasesim/niah/combine.hpp"
 #include "phasesim/niah/needle.hpp"
 
 namespace phasesim {
 
-/// The retrieval model: geometry, one gate per head, and the parameterization, either
-/// standardized (`beta`) or full-vector (`dim`, with `query_noise`).
+/// The retrieval model: one geometry and one gate per head, and the parameterization,
+/// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are
+/// independent (each its own keys) whatever layer they sit in; an engine's head index h
+/// is the index into these lists.
 struct NiahModel {
-  Geometry geometry;
-  std::vector<Gate> gates;  ///< one per head
+  std::vector<Geometry> geometries;  ///< one per head: window, stride and offset
+  std::vector<Gate> gates;           ///< one per head
   std::int64_t context = 131072;
   std::optional<double> beta = 4.5;  ///< the standardized channel's beta, or unset
   std::optional<int> dim;            ///< d of the full-vector model, or unset
@@ -30,8 +34,13 @@ struct NiahModel {
 
   int heads() const { return static_cast<int>(gates.size()); }
   bool full_vector() const { return dim.has_value(); }
-  /// N_c = floor(L / S): the entries before the query.
-  std::int64_t entries() const { return geometry.entries_before(context); }
+  const Geometry& geometry(int head) const { return geometries[static_cast<std::size_t>(head)]; }
+  /// N_c = floor((L - o) / S) of a head: the entries before the query.
+  std::int64_t entries(int head) const { return geometry(head).entries_before(context); }
+  /// The largest window of any head (what a workspace for every head needs).
+  int max_window() const;
+  /// True when all heads share one geometry, as in the one-layer shorthand.
+  bool one_geometry() const;
   /// beta of the standardized channel; with --dim its large-d value sqrt(d / (1 + sigma_q^2)).
   double beta_effective() const;
 };
@@ -46,6 +55,7 @@ struct NiahRun {
   NeedlePlan needles;
   CombineRule combine;
   std::optional<int> knockout;
+  std::optional<Architecture> architecture;  ///< its layers, for reports; unset: the shorthand
 };
 
 /// Throws InputError unless 0 <= head < heads.
@@ -56,6 +66,8 @@ struct NiahSpec {
   Geometry geometry;
   std::string gates = "last";  ///< ';'-separated specs or @file.json (gate.hpp)
   std::optional<int> heads;    ///< replicates a single gate; must match a list of gates
+  /// --arch: every head's geometry and gate; when set, geometry, gates and heads are unused.
+  std::optional<Architecture> architecture;
   std::optional<double> beta;  ///< standardized channel; 4.5 when neither beta nor dim is given
   std::optional<int> dim;      ///< full-vector model
   double query_noise = 0;

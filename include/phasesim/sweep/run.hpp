@@ -11,7 +11,7 @@
 //   const auto plan = plan_sweep("grid.toml", "runs/grid", command);  // validates every cell
 //   check_sweep_dir(plan, resume);                                     // before writing
 //   const auto pending = prepare_sweep_dir(plan, resume);
-//   run_sweep(plan, pending, Parallel{threads}, [] { /* one more cell done */ });
+//   run_sweep(plan, pending, Parallel{threads});
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -61,15 +61,15 @@ void check_sweep_dir(const SweepPlan& plan, bool resume);
 
 /// Creates cells/, removes the temporaries of an interrupted run and writes sweep.json.
 /// Returns the indices of the cells to run: all, or with `resume` those without a valid
-/// document.
+/// document. In an MPI job rank 0 does this and every rank gets its answer.
 std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume);
 
-/// Runs the `pending` cells through the parallel policy, calling `cell_finished` after each
-/// (one call at a time, so it need not be thread-safe), then writes results.csv from every
-/// cell's document and returns its path. If cells throw, the lowest-index failure is
-/// rethrown once the loop is done and results.csv is not written.
+/// Runs the `pending` cells through the parallel policy (Parallel::progress counts the
+/// finished cells; in an MPI job the cells are spread over the ranks as they free up, each
+/// written by the rank that ran it), then writes results.csv from every cell's document and
+/// returns its path. If cells throw, the lowest-index failure is rethrown once the loop is
+/// done and results.csv is not written.
 std::filesystem::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
-                                const Parallel& parallel,
-                                const std::function<void()>& cell_finished);
+                                const Parallel& parallel);
 
 }  // namespace phasesim

@@ -5,8 +5,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "phasesim/core/bytes.hpp"
 #include "phasesim/theorems/objective.hpp"
 
 namespace phasesim {
@@ -55,6 +57,10 @@ struct TrajectoryPoint {
   double objective = 0;
   std::vector<double> gate;
 };
+template <>
+struct Fields<TrajectoryPoint> {  // crosses ranks in parallel_map (core/bytes.hpp)
+  static auto of(auto& p) { return std::tie(p.step, p.objective, p.gate); }
+};
 
 struct DynamicsRun {
   std::vector<double> init_gate, final_gate;
@@ -67,6 +73,13 @@ struct DynamicsRun {
   /// heaviest.
   bool order_condition = true;
   int evaluations = 0;
+};
+template <>
+struct Fields<DynamicsRun> {
+  static auto of(auto& r) {
+    return std::tie(r.init_gate, r.final_gate, r.initial, r.final, r.final_objective, r.trajectory,
+                    r.at_reweight, r.order_condition, r.evaluations);
+  }
 };
 
 /// Runs the dynamics from `logits` under `objective` (its phase weights until reweight_at).

@@ -5,8 +5,10 @@
 // threads.
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "phasesim/core/bytes.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/dynamics.hpp"
@@ -28,6 +30,14 @@ std::vector<RunSpec> run_specs(const std::string& init, int inits,
 struct BatchRun {
   RunSpec spec;
   DynamicsRun result;
+};
+template <>
+struct Fields<RunSpec> {  // crosses ranks in parallel_map (core/bytes.hpp)
+  static auto of(auto& s) { return std::tie(s.init, s.content_seed); }
+};
+template <>
+struct Fields<BatchRun> {
+  static auto of(auto& r) { return std::tie(r.spec, r.result); }
 };
 
 struct DynamicsBatch {

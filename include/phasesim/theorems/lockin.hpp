@@ -3,8 +3,10 @@
 // init, then move all phase weight to a phase that the initial argmax does not cover and
 // run on. The gate is locked in when the initial argmax is still the argmax at the
 // re-weighting and at the end.
+#include <tuple>
 #include <vector>
 
+#include "phasesim/core/bytes.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/model/geometry.hpp"
@@ -30,6 +32,10 @@ struct LockinRun {
 
   /// The initial argmax is the argmax at the re-weighting (if any) and at the end.
   bool locked() const;
+};
+template <>
+struct Fields<LockinRun> {  // crosses ranks in parallel_map (core/bytes.hpp)
+  static auto of(auto& r) { return std::tie(r.spec, r.reweighted_to, r.result); }
 };
 
 /// One run: settings.dynamics.steps steps, then all weight to other_phase of the initial

@@ -5,8 +5,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "phasesim/core/bytes.hpp"
 #include "phasesim/model/geometry.hpp"
 
 namespace phasesim {
@@ -47,6 +49,10 @@ struct ObjectiveValue {
   std::vector<double> per_phase;  ///< P(phi)
   std::vector<double> gradient;   ///< dJ/dg_s (gate weights) or dJ/db_s (logits)
 };
+template <>
+struct Fields<ObjectiveValue> {  // crosses ranks in parallel_map (core/bytes.hpp)
+  static auto of(auto& v) { return std::tie(v.value, v.per_phase, v.gradient); }
+};
 
 /// J at gate weights g (non-negative, summing to 1) and dJ/dg_s, treating the W weights
 /// as free coordinates (the simplex constraint is the caller's: project or use logits).
@@ -57,6 +63,10 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
 struct PhaseGradients {
   std::vector<double> success;           ///< P(phi)
   std::vector<std::vector<double>> d_g;  ///< d_g[phi][s] = dP(phi)/dg_s
+};
+template <>
+struct Fields<PhaseGradients> {
+  static auto of(auto& p) { return std::tie(p.success, p.d_g); }
 };
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
 

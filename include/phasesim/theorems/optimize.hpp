@@ -3,9 +3,11 @@
 // L-BFGS ascent on the logits with the exact gradient, from several starts.
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "phasesim/core/bytes.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/objective.hpp"
 
@@ -16,6 +18,10 @@ struct Ascent {
   std::vector<double> logits;
   ObjectiveValue at;  ///< J, P(phi) and dJ/db at the final logits
   int iterations = 0;
+};
+template <>
+struct Fields<Ascent> {  // crosses ranks in parallel_map (core/bytes.hpp)
+  static auto of(auto& a) { return std::tie(a.logits, a.at, a.iterations); }
 };
 
 /// L-BFGS ascent on the logits from `logits`: stops when the logit gradient is below

@@ -1,0 +1,51 @@
+// Steps per second of `phasesim train` at the target size (H = 8, W = 8, S = 4,
+// d = 32, L = 2048, batch 16; the defaults), on 1 and 2 threads:
+//   build/phasesim_training_benchmark [--benchmark_filter=Step]
+// 2,000 steps take 2000 / (steps/s) seconds.
+#include <benchmark/benchmark.h>
+
+#include "phasesim/training/train.hpp"
+
+namespace {
+
+void BM_TrainStep(benchmark::State& state) {
+  phasesim::LabSpec spec;  // the defaults are the target size
+  spec.steps = 10;
+  spec.log_every = spec.record_every = spec.steps;
+  spec.validate();
+  const phasesim::Parallel parallel{static_cast<int>(state.range(0))};
+  for (auto _ : state) benchmark::DoNotOptimize(phasesim::train_layer(spec, parallel));
+  state.counters["steps/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * spec.steps), benchmark::Counter::kIsRate);
+}
+
+// One context's forward and backward pass, and drawing it, on one thread.
+void BM_ContextGradient(benchmark::State& state) {
+  const phasesim::LabSpec spec;
+  const auto theta = phasesim::initial_parameters(spec);
+  phasesim::LayerWorkspace workspace(spec.model);
+  phasesim::LayerParameters gradient(spec.model.heads, spec.model.geometry.window, spec.model.dim);
+  phasesim::draw_training_context(spec.model, 1, 0, 0, workspace.context);
+  const auto context = workspace.context;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        phasesim::layer_loss(spec.model, theta, context, workspace, &gradient));
+  }
+}
+
+void BM_DrawContext(benchmark::State& state) {
+  const phasesim::LabSpec spec;
+  phasesim::LayerWorkspace workspace(spec.model);
+  std::uint32_t step = 0;
+  for (auto _ : state) {
+    phasesim::draw_training_context(spec.model, 1, step++, 0, workspace.context);
+    benchmark::DoNotOptimize(workspace.context.tokens.data());
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_TrainStep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ContextGradient)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DrawContext)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,81 @@
+#pragma once
+// Architectures (MODEL.md sections 2, 3 and 9): a model as layers of heads, each head with
+// its own window, stride, offset and gate, read from a TOML file; and the KV cost of a
+// model. The one-layer shorthand of `niah` (--window, --stride, --gates, --heads) is the
+// architecture of one layer whose heads share one geometry.
+//
+//   name = "coprime strides"   # optional; the file's stem otherwise
+//   [[layer]]                  # one table per layer, in order
+//   window = 8                 # a layer's values are its heads' defaults
+//   stride = 7
+//   gate = "random:1:10"       # a layer's gate is replicated as --heads does
+//   heads = 4                  # how many heads take the layer's values, or one table each:
+//   [[layer]]
+//   window = 8
+//   stride = 8
+//   gate = "onehot:7"
+//   heads = [{ offset = 0 }, { offset = 1 }, { offset = 2, gate = "last" }]
+//
+// A head has window, stride and gate (from itself or its layer) and offset (default 0):
+// entry j of the head pools positions j*S + S - W + s + offset. Messages name the file, the
+// layer and the head, counting from 1: "invalid a.toml: layer 2, head 3: window 0 (must be
+// at least 1)".
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "phasesim/core/document.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim {
+
+/// One head of an architecture.
+struct ArchitectureHead {
+  int layer = 1;  ///< counting from 1, as messages and tables name it
+  int head = 1;   ///< within its layer, counting from 1
+  Geometry geometry;
+  Gate gate;
+};
+
+struct Architecture {
+  std::string name;  ///< `name` in the file, or the file's stem
+  std::string file;  ///< the file (or preset) it was read from
+  int layers = 0;
+  std::vector<ArchitectureHead> heads;  ///< layer by layer; the engines' head index
+
+  std::vector<Geometry> geometries() const;
+  std::vector<Gate> gates() const;
+};
+
+/// Parses the TOML text of an architecture; `file` names it in messages. Throws InputError
+/// with a one-line message naming the file, and the layer and head where one is at fault.
+Architecture parse_architecture(std::string_view toml, const std::string& file);
+
+/// Reads an architecture file; when no file `path` exists and `path` names a preset (the
+/// files of presets/, compiled in), that preset. Throws InputError naming --arch otherwise.
+Architecture load_architecture(const std::string& path);
+
+/// The names of the presets (presets/*.toml without the extension), sorted.
+std::vector<std::string> architecture_presets();
+
+/// KV cost of a model: the entries its cache stores per token of context, summed over heads
+/// and layers (1/S a head), against full attention's one entry per token and head.
+struct KvCost {
+  double entries_per_token = 0;
+  int heads = 0;
+  double full_attention() const { return heads; }
+  double relative() const { return entries_per_token / heads; }
+};
+
+KvCost kv_cost(std::span<const Geometry> geometries);
+
+/// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
+/// "gate"}, ...]}: what a report says of the architecture it ran.
+Json architecture_json(const Architecture& arch);
+
+/// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
+Json kv_cost_json(const KvCost& cost);
+
+}  // namespace phasesim

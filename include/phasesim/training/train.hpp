@@ -1,0 +1,141 @@
+#pragma once
+// Training the layer (docs/TRAINING.md): Adam on mini-batches of random contexts, each
+// batch item keyed by (seed, step, index) and its gradient reduced in index order, so a run
+// is a pure function of its spec whatever the thread count. Then what `phasesim train`
+// reports: where each head's gate started and ended (T2), the phases no head covers (T3),
+// and the trained layer's per-group NIAH table (MODEL.md section 5) with its period.
+#include <Eigen/Core>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "phasesim/core/parallel.hpp"
+#include "phasesim/niah/run.hpp"
+#include "phasesim/training/layer.hpp"
+#include "phasesim/training/period.hpp"
+
+namespace phasesim {
+
+struct AdamSettings {
+  double lr = 0.05;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+};
+
+/// Adam (Kingma and Ba), bias-corrected, over one flat parameter vector.
+class Adam {
+ public:
+  Adam(Eigen::Index size, const AdamSettings& settings);
+  /// theta -= lr m_hat / (sqrt(v_hat) + epsilon) after folding in `gradient`.
+  void step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient);
+
+ private:
+  AdamSettings settings_;
+  Eigen::VectorXd first_, second_;
+  int steps_ = 0;
+};
+
+/// Everything `phasesim train` takes, under its option names.
+struct LabSpec {
+  LayerModel model;
+  int steps = 2000;
+  int batch = 16;
+  AdamSettings adam;
+  double init_scale = 0.1;            ///< head h starts at the logits of random:SEED+h:SCALE
+  std::optional<double> init_lambda;  ///< lambda_h at the start; unset: default_lambda()
+  std::uint64_t seed = 1;
+  int record_every = 20;       ///< gate trajectory and loss curve every K steps
+  int log_every = 200;         ///< progress callback every K steps
+  int groups = 8;              ///< NIAH evaluation: G
+  int prompts = 256;           ///< NIAH evaluation: trials per group
+  double period_alpha = 0.01;  ///< level of the period test (period.hpp)
+
+  /// Throws InputError naming the option; bounds the work before any is done.
+  void validate() const;
+  /// sqrt(d) without RMS norm and 1 with it: either way an entry holding the needle with all
+  /// its weight on it starts about sqrt(d) standard deviations of a distractor's logit ahead.
+  double default_lambda() const;
+};
+
+/// theta at step 0: b_h = the logits of random:(seed + h):init_scale, a = 0, lambda_h.
+LayerParameters initial_parameters(const LabSpec& spec);
+
+/// The positional gates softmax(b_h), one row per head.
+RowMatrix positional_gates(const LayerParameters& parameters);
+
+/// What the progress callback sees every log_every steps (and after the last).
+struct LabProgress {
+  int step = 0;  ///< updates done
+  int steps = 0;
+  double loss = 0;  ///< mean batch loss since the previous call
+  RowMatrix gates;  ///< positional gates now
+};
+using LabProgressCallback = std::function<void(const LabProgress&)>;
+
+struct LossPoint {
+  int step = 0;     ///< the interval (step - record_every, step]
+  double loss = 0;  ///< mean batch loss over it
+};
+
+struct LabTraining {
+  LayerParameters initial;
+  LayerParameters final;
+  std::vector<int> trajectory_steps;  ///< 0, record_every, ..., steps
+  std::vector<RowMatrix> trajectory;  ///< positional gates at those steps
+  std::vector<LossPoint> loss_curve;
+};
+
+/// Trains from initial_parameters(spec); calls `progress` (if set) every log_every steps.
+LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
+                        const LabProgressCallback& progress = {});
+
+/// The trained layer read by the NIAH protocol.
+struct LabEvaluation {
+  NiahRun run;       ///< the protocol, with the trained positional gates as the model
+  NiahResult table;  ///< argmax retrieval of the trained layer on fresh contexts
+  /// The analytic engine on the positional gates softmax(b_h) (large d, no content term):
+  /// P_h(phi) of every head, and the table with the heads combined as independent.
+  std::vector<std::vector<double>> head_success;
+  NiahResult prediction;
+  /// The same with the heads of one phase as one reader: they pool the same tokens and see
+  /// the same query, so with concentrated gates they attend to the same token; each phase
+  /// gets its best head's P_h(phi).
+  NiahResult prediction_shared;
+  PeriodEstimate period;  ///< of `table`
+};
+
+LabEvaluation evaluate_layer(const LabSpec& spec, const LayerParameters& parameters,
+                             const Parallel& parallel);
+
+/// Where a head's gate is heaviest; slots of one phase are interchangeable for retrieval.
+struct SlotPhase {
+  int slot = 0;
+  int phase = 0;
+};
+
+/// Per head: the argmax at the start and at the end (T2 lock-in), and the phases no head's
+/// final argmax covers (T3), against T3's multinomial law for H heads over S phases.
+struct LabHeads {
+  std::vector<SlotPhase> initial, final;
+  std::vector<double> final_max_weight;
+  std::vector<double> final_phase_coverage;  ///< max over phases of c_phi (coverage.hpp)
+  std::vector<int> heads_per_phase;          ///< heads whose final argmax has phase phi
+  std::vector<int> blind_phases, initial_blind_phases;
+  int kept_slot = 0, kept_phase = 0;  ///< heads whose final argmax is their initial slot/phase
+  std::vector<double> blind_law;      ///< P(j phases blind) for uniform phases, j = 0..S
+};
+
+LabHeads lab_heads(const LabSpec& spec, const LabTraining& training);
+
+/// train_layer, lab_heads and evaluate_layer: the whole `train` command.
+struct LabResult {
+  LabTraining training;
+  LabHeads heads;
+  LabEvaluation evaluation;
+};
+LabResult run_lab(const LabSpec& spec, const Parallel& parallel,
+                  const LabProgressCallback& progress = {});
+
+}  // namespace phasesim

@@ -1,0 +1,101 @@
+// phasesim compare: several architectures on the same needles (paired trials), one table of
+// KV cost, mean, worst, gap and the paired difference of each against the first.
+#include <memory>
+#include <ostream>
+
+#include "cli/command.hpp"
+#include "cli/niah_options.hpp"
+#include "cli/output.hpp"
+#include "phasesim/compare/compare.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+struct CompareOptions {
+  RunOptions run;
+  std::vector<std::string> files;
+};
+
+std::string with_error(double value, double se, bool exact) {
+  return fixed(value, 4) + (exact ? "" : " ± " + fixed(se, 4));
+}
+
+void print_summary(const std::vector<ArchitectureComparison>& comparison, bool exact,
+                   std::ostream& out) {
+  Table table({"architecture", "kv cost", "of full", "mean", "worst", "gap", "worst/mean",
+               "mean - first", "worst - first"});
+  for (const auto& c : comparison) {
+    const auto& s = c.result.summary;
+    table.add_row({c.label, fixed(c.cost.entries_per_token, 4), fixed(c.cost.relative(), 4),
+                   fixed(s.mean, 4), fixed(s.worst, 4), fixed(s.gap, 4),
+                   s.worst_over_mean ? fixed(*s.worst_over_mean, 3) : "-",
+                   with_error(c.mean_difference, c.mean_difference_std_error, exact),
+                   with_error(c.worst_difference, c.worst_difference_std_error, exact)});
+  }
+  table.print(out);
+}
+
+void print_groups(const std::vector<ArchitectureComparison>& comparison, std::ostream& out) {
+  std::vector<std::string> header{"group"};
+  for (const auto& c : comparison) header.push_back(c.label);
+  Table table(header);
+  for (std::size_t r = 0; r < comparison.front().result.groups.size(); ++r) {
+    std::vector<std::string> row{std::to_string(r)};
+    for (const auto& c : comparison) row.push_back(fixed(c.result.groups[r].accuracy, 4));
+    table.add_row(row);
+  }
+  table.print(out);
+}
+
+void print_comparison(const std::vector<ArchitectureComparison>& comparison,
+                      const std::string& engine, std::ostream& out) {
+  const auto& first = comparison.front().run;
+  const auto& m = first.model;
+  const bool exact = !comparison.front().result.summary.trials;
+  out << "compare: " << comparison.size() << " architectures on the same needles, ";
+  if (m.full_vector()) {
+    out << "dim " << *m.dim << ", query noise " << m.query_noise;
+  } else {
+    out << "beta " << *m.beta;
+  }
+  out << ", context " << m.context << ", " << first.needles.groups << " groups";
+  if (!exact) out << " x " << first.needles.prompts << " prompts";
+  out << ", combine " << first.combine.text << ", engine " << engine << ", seed " << m.seed << "\n";
+  print_summary(comparison, exact, out);
+  out << "\naccuracy per group" << (exact ? " (exact)" : "") << ":\n";
+  print_groups(comparison, out);
+  out << "\nkv cost: entries per token summed over heads and layers, and as a fraction of full "
+         "attention with as many heads; differences are against "
+      << comparison.front().label
+      << (exact ? " (exact)" : ", on the same trials, with their standard errors") << "\n";
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action,
+                         std::shared_ptr<const EngineRegistry> engines) {
+  auto options = std::make_shared<CompareOptions>();
+  auto* cmd = app.add_subcommand(
+      "compare", "Architectures on the same needles: KV cost, mean, worst, gap, paired difference");
+  cmd->add_option("architectures", options->files,
+                  "Architecture files or presets (" + join(architecture_presets(), ", ") +
+                      "); differences are against the first")
+      ->required();
+  add_run_options(*cmd, options->run, *engines);
+  cmd->callback([options, engines, &action] {
+    CompareSpec spec{{}, options->run.given_spec()};
+    for (const auto& file : options->files) spec.architectures.push_back(load_architecture(file));
+    const auto runs = make_compare_runs(spec);
+    const auto& engine = engines->find(options->run.engine);
+    for (const auto& run : runs) engine.check(run.model);
+    check_threads(options->run.threads);
+    action = [runs, &engine, options](std::ostream& out) {
+      const auto comparison = run_compare(runs, engine, Parallel{options->run.threads});
+      if (wants_table(options->run.json)) print_comparison(comparison, engine.name(), out);
+      write_json(options->run.json, compare_document(comparison, engine));
+      return kSuccess;
+    };
+  });
+}
+
+}  // namespace phasesim::cli

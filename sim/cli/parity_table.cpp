@@ -1,0 +1,155 @@
+#include "cli/parity_table.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "cli/output.hpp"
+
+namespace phasesim::cli {
+namespace {
+
+constexpr std::size_t kListedDifferences = 20;  // the JSON lists them all
+
+std::string scientific(double value) {
+  std::ostringstream text;
+  text << std::scientific << std::setprecision(2) << value;
+  return text.str();
+}
+
+void print_header(const NiahRun& run, const ParityLabels& labels, std::ostream& out) {
+  const auto& m = run.model;
+  out << labels.command << ": W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", "
+      << m.heads() << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
+      << (m.heads() > 1 ? ", ...)" : ")") << ", dim " << *m.dim << ", query noise "
+      << m.query_noise;
+  if (m.content_noise > 0) out << ", content noise " << m.content_noise;
+  if (m.rms_norm) out << ", rms-norm";
+  out << ", context " << m.context << " (" << m.entries(0) << " entries), " << run.needles.trials()
+      << " trials (" << run.needles.groups << " groups x " << run.needles.prompts
+      << " prompts), seed " << m.seed << "\n";
+  out << labels.machine << ": " << labels.where << "\n\n";
+}
+
+void print_differences(const ArgmaxComparison& c, const ParityTitles& titles, std::ostream& out) {
+  if (c.differing.empty()) return;
+  Table table({"trial", "head", titles.reference + " entry", "gap", titles.candidate + " entry",
+               "gap", "outcome", "near tie"});
+  for (std::size_t i = 0; i < std::min(c.differing.size(), kListedDifferences); ++i) {
+    const auto& d = c.differing[i];
+    table.add_row({std::to_string(d.trial), std::to_string(d.head),
+                   std::to_string(d.reference.entry), scientific(d.reference.gap()),
+                   std::to_string(d.candidate.entry), scientific(d.candidate.gap()),
+                   d.outcome_differs ? "differs" : "same", d.near_tie() ? "yes" : "NO"});
+  }
+  table.print(out);
+  if (c.differing.size() > kListedDifferences) {
+    out << "(" << c.differing.size() - kListedDifferences << " more in the JSON)\n";
+  }
+  out << "(gap: top logit minus runner-up; differences are allowed only at near-ties, both gaps "
+      << "<= " << scientific(kNearTie) << ")\n\n";
+}
+
+void print_report(const ParityCheck& check, const ParityTitles& titles, int threads,
+                  std::ostream& out) {
+  Table groups({"group", titles.reference, titles.candidate});
+  for (std::size_t r = 0; r < check.reference.groups.size(); ++r) {
+    groups.add_row({std::to_string(r), fixed(check.reference.groups[r].accuracy, 4),
+                    fixed(check.candidate.groups[r].accuracy, 4)});
+  }
+  groups.print(out);
+  const auto& c = check.comparison;
+  out << "(accuracy with heads combined by any)\n\n";
+  out << "(trial, head) pairs:          " << c.pairs << "\n"
+      << "outcomes that differ:         " << c.outcomes_differing << "\n"
+      << "argmax entries that differ:   " << c.entries_differing
+      << " (not at a near-tie: " << c.not_near_ties() << ")\n"
+      << "logits bitwise equal:         " << c.logits_bitwise_equal << " of "
+      << c.pairs - c.entries_differing << " (same entry)\n"
+      << "largest |logit difference|:   " << scientific(c.max_logit_difference) << "\n"
+      << "smallest top-two gap:         " << scientific(c.smallest_gap) << " (" << titles.reference
+      << ")\n"
+      << titles.candidate << " run twice, same bits: " << (c.candidate_repeatable ? "yes" : "no")
+      << "\n\n";
+  print_differences(c, titles, out);
+  Table speed({"engine", "seconds", "trials/s", "key-vectors/s"});
+  const auto threaded = [&](const std::string& title) {
+    return title + " (" + std::to_string(threads) + " threads)";
+  };
+  for (const auto& [name, t] : {std::pair{threaded(titles.reference), check.reference_time},
+                                std::pair{titles.candidate, check.candidate_time}}) {
+    speed.add_row({name, fixed(t.seconds, 3), scientific(t.trials_per_second),
+                   scientific(t.key_vectors_per_second)});
+  }
+  speed.print(out);
+  out << "(" << titles.candidate << ": the second of two runs, end to end)\n\n";
+  if (c.parity()) {
+    out << "parity: yes (entries differ only at near-ties, logits within "
+        << scientific(kParityLogitTolerance) << ")\n";
+  } else {
+    out << "parity: NO (" << c.not_near_ties() << " argmax entries differ away from a near-tie, "
+        << "largest logit difference " << scientific(c.max_logit_difference) << ", "
+        << titles.candidate << " repeatable " << (c.candidate_repeatable ? "yes" : "no")
+        << "): exit status " << kParityFailed << "\n";
+  }
+}
+
+struct ParityOptions {
+  NiahSpec spec;
+  int threads = 0;
+  std::string json;
+};
+
+void add_parity_options(CLI::App& cmd, ParityOptions& o) {
+  auto& s = o.spec;
+  add_geometry_options(cmd, s.geometry);
+  cmd.add_option("--gate", s.gates, "Gate spec, replicated over the heads")->capture_default_str();
+  cmd.add_option("--heads", *s.heads, "Heads H")->capture_default_str();
+  cmd.add_option("--dim", *s.dim, "Key dimension d")->capture_default_str();
+  cmd.add_option("--query-noise", s.query_noise, "Query noise sigma_q")->capture_default_str();
+  cmd.add_option("--content-noise", s.content_noise, "Content noise tau of the gate")
+      ->capture_default_str();
+  cmd.add_flag("--rms-norm", s.rms_norm, "RMS-normalize every pooled entry");
+  cmd.add_option("--context,-L", s.context, "Context length L in tokens")->capture_default_str();
+  cmd.add_option("--groups,-G", s.groups, "Groups G")->capture_default_str();
+  cmd.add_option("--prompts,-P", s.prompts, "Prompts (trials) per group")->capture_default_str();
+  cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
+  add_threads_option(cmd, o.threads);
+  add_json_option(cmd, o.json);
+}
+
+int run_parity(const ParityOptions& o, const NiahRun& run, const EngineRegistry& engines,
+               const ParityCommand& c, std::ostream& out) {
+  const Parallel parallel{o.threads};
+  const auto labels = c.labels();
+  const auto check =
+      check_parity(run, engines.find(c.reference), engines.find(c.candidate), parallel);
+  if (wants_table(o.json)) {
+    print_header(run, labels, out);
+    print_report(check, c.titles, parallel.team(), out);
+  }
+  write_json(o.json, parity_document(run, o.spec.gates, parallel, labels, check));
+  return check.comparison.parity() ? kSuccess : kParityFailed;
+}
+
+}  // namespace
+
+void add_parity_command(CLI::App& app, Action& action,
+                        std::shared_ptr<const EngineRegistry> engines, ParityCommand command) {
+  auto o = std::make_shared<ParityOptions>();
+  o->spec = command.defaults;
+  auto c = std::make_shared<const ParityCommand>(std::move(command));
+  auto* cmd = app.add_subcommand(c->name, c->description);
+  add_parity_options(*cmd, *o);
+  cmd->callback([o, c, engines, &action] {
+    const auto run = make_run(o->spec);
+    check_threads(o->threads);
+    c->require();
+    action = [o, c, run, engines](std::ostream& out) {
+      return run_parity(*o, run, *engines, *c, out);
+    };
+  });
+}
+
+}  // namespace phasesim::cli

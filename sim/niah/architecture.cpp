@@ -1,0 +1,244 @@
+#include "phasesim/niah/architecture.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "phasesim/core/error.hpp"
+#include "presets.hpp"
+
+namespace phasesim {
+namespace {
+
+constexpr int kMaxHeads = 4096;             // as niah's --heads
+constexpr std::int64_t kMaxSize = 1 << 24;  // window and stride: ints with room to spare
+
+// Where a message points: the file, a layer of it, a head of that layer (0: none).
+struct Where {
+  std::string file;
+  int layer = 0;
+  int head = 0;
+
+  std::string text() const {
+    std::string where = file;
+    if (layer > 0) where += ": layer " + std::to_string(layer);
+    if (head > 0) where += ", head " + std::to_string(head);
+    return where;
+  }
+};
+
+[[noreturn]] void fail(const Where& where, const std::string& what) {
+  throw InputError("invalid " + where.text() + ": " + what);
+}
+
+// What a head takes from its own table or, where that is silent, its layer's.
+struct HeadValues {
+  std::optional<std::int64_t> window, stride, offset;
+  std::optional<std::string> gate;
+};
+
+void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
+                const Where& where) {
+  for (auto&& [key, node] : table) {
+    if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
+    std::string list;
+    for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
+    fail(where, "unknown key '" + std::string(key.str()) + "' (allowed: " + list + ")");
+  }
+}
+
+std::optional<std::int64_t> integer(const toml::table& table, const char* key, const Where& where) {
+  const auto* node = table.get(key);
+  if (!node) return std::nullopt;
+  if (!node->is_integer()) fail(where, std::string(key) + " must be an integer");
+  return node->value<std::int64_t>();
+}
+
+std::optional<std::string> text(const toml::table& table, const char* key, const Where& where) {
+  const auto* node = table.get(key);
+  if (!node) return std::nullopt;
+  if (!node->is_string()) fail(where, std::string(key) + " must be a string");
+  return node->value<std::string>();
+}
+
+HeadValues read_values(const toml::table& table, const Where& where) {
+  return {integer(table, "window", where), integer(table, "stride", where),
+          integer(table, "offset", where), text(table, "gate", where)};
+}
+
+int size_of(const std::optional<std::int64_t>& value, const char* key, const Where& where) {
+  if (!value)
+    fail(where, std::string("no ") + key + " (give " + key + " in the layer or the head)");
+  if (*value < 1 || *value > kMaxSize) {
+    fail(where, std::string(key) + " " + std::to_string(*value) + " (must be " +
+                    (*value < 1 ? "at least 1)" : "at most " + std::to_string(kMaxSize) + ")"));
+  }
+  return static_cast<int>(*value);
+}
+
+// The head's gate: its own spec as written, or its layer's replicated for the head's index
+// in the layer (random:SEED gets SEED + index), as --heads replicates --gates.
+Gate head_gate(const std::optional<std::string>& own, const std::optional<std::string>& layer,
+               int window, int index, const Where& where) {
+  if (!own && !layer) fail(where, "no gate (give gate in the layer or the head)");
+  try {
+    return own ? parse_gate(*own, window) : replicate_gate(parse_gate(*layer, window), index);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    fail(where, what.starts_with("invalid ") ? what.substr(8) : what);
+  }
+}
+
+ArchitectureHead make_head(const HeadValues& own, const HeadValues& layer, int index,
+                           const Where& where) {
+  Geometry g;
+  g.window = size_of(own.window ? own.window : layer.window, "window", where);
+  g.stride = size_of(own.stride ? own.stride : layer.stride, "stride", where);
+  const auto offset = own.offset.value_or(layer.offset.value_or(0));
+  if (offset < 0 || offset >= g.stride) {
+    fail(where, "offset " + std::to_string(offset) + " (must be in [0, " +
+                    std::to_string(g.stride) + "), below the stride)");
+  }
+  g.offset = static_cast<int>(offset);
+  return {where.layer, where.head, g, head_gate(own.gate, layer.gate, g.window, index, where)};
+}
+
+// The head tables of a layer: `heads` is a count of heads with the layer's values, or a list
+// of tables, one per head; absent, the layer has one head.
+std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where) {
+  const auto* node = layer.get("heads");
+  if (!node) return {HeadValues{}};
+  if (node->is_integer()) {
+    const auto count = *node->value<std::int64_t>();
+    if (count < 1 || count > kMaxHeads) {
+      fail(where, "heads " + std::to_string(count) + " (must be in [1, " +
+                      std::to_string(kMaxHeads) + "])");
+    }
+    return std::vector<HeadValues>(static_cast<std::size_t>(count));
+  }
+  const auto* list = node->as_array();
+  if (!list || list->empty()) {
+    fail(where, "heads must be a count or a list of head tables, e.g. heads = [{ offset = 1 }]");
+  }
+  std::vector<HeadValues> heads;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const Where at{where.file, where.layer, static_cast<int>(i) + 1};
+    const auto* table = list->get(i)->as_table();
+    if (!table) fail(at, "must be a table of head values, e.g. { offset = 1 }");
+    check_keys(*table, {"window", "stride", "offset", "gate"}, at);
+    heads.push_back(read_values(*table, at));
+  }
+  return heads;
+}
+
+void read_layer(const toml::table& layer, const Where& where, Architecture& arch) {
+  check_keys(layer, {"window", "stride", "offset", "gate", "heads"}, where);
+  const auto values = read_values(layer, where);
+  const auto heads = layer_heads(layer, where);
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const Where at{where.file, where.layer, static_cast<int>(i) + 1};
+    arch.heads.push_back(make_head(heads[i], values, static_cast<int>(i), at));
+  }
+}
+
+toml::table parse_toml(std::string_view toml, const std::string& file) {
+  try {
+    return toml::parse(toml, file);
+  } catch (const toml::parse_error& e) {
+    fail({file},
+         "line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+}
+
+}  // namespace
+
+std::vector<Geometry> Architecture::geometries() const {
+  std::vector<Geometry> list;
+  for (const auto& h : heads) list.push_back(h.geometry);
+  return list;
+}
+
+std::vector<Gate> Architecture::gates() const {
+  std::vector<Gate> list;
+  for (const auto& h : heads) list.push_back(h.gate);
+  return list;
+}
+
+Architecture parse_architecture(std::string_view toml, const std::string& file) {
+  const auto table = parse_toml(toml, file);
+  const Where where{file};
+  check_keys(table, {"name", "description", "layer"}, where);
+  text(table, "description", where);  // free text, but a string
+  Architecture arch;
+  arch.file = file;
+  arch.name = text(table, "name", where).value_or(std::filesystem::path(file).stem().string());
+  const auto* layers = table.get("layer");
+  if (!layers || !layers->is_array_of_tables() || layers->as_array()->empty()) {
+    fail(where, "no layers (give one [[layer]] table per layer)");
+  }
+  for (const auto& layer : *layers->as_array()) {
+    read_layer(*layer.as_table(), {file, ++arch.layers}, arch);
+  }
+  if (arch.heads.size() > static_cast<std::size_t>(kMaxHeads)) {
+    fail(where, std::to_string(arch.heads.size()) + " heads (must be at most " +
+                    std::to_string(kMaxHeads) + ")");
+  }
+  return arch;
+}
+
+Architecture load_architecture(const std::string& path) {
+  if (std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    require(in && std::filesystem::is_regular_file(path),
+            "cannot read --arch " + path + " (not a readable file)");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_architecture(text.str(), path);
+  }
+  for (const auto& preset : builtin_presets()) {
+    if (preset.name == path) return parse_architecture(preset.text, std::string(preset.file));
+  }
+  std::string names;
+  for (const auto& name : architecture_presets()) names += (names.empty() ? "" : ", ") + name;
+  throw InputError("invalid --arch " + path +
+                   " (no such file, and no preset of that name: " + names + ")");
+}
+
+std::vector<std::string> architecture_presets() {
+  std::vector<std::string> names;
+  for (const auto& preset : builtin_presets()) names.emplace_back(preset.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Json architecture_json(const Architecture& arch) {
+  Json heads = Json::array();
+  for (const auto& h : arch.heads) {
+    heads.push_back({{"layer", h.layer},
+                     {"head", h.head},
+                     {"window", h.geometry.window},
+                     {"stride", h.geometry.stride},
+                     {"offset", h.geometry.offset},
+                     {"gate", h.gate.spec}});
+  }
+  return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
+}
+
+Json kv_cost_json(const KvCost& cost) {
+  return {{"entries_per_token", cost.entries_per_token},
+          {"full_attention_entries_per_token", cost.full_attention()},
+          {"relative_to_full_attention", cost.relative()}};
+}
+
+KvCost kv_cost(std::span<const Geometry> geometries) {
+  KvCost cost;
+  for (const auto& g : geometries) cost.entries_per_token += 1.0 / g.stride;
+  cost.heads = static_cast<int>(geometries.size());
+  return cost;
+}
+
+}  // namespace phasesim

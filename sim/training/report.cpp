@@ -1,0 +1,139 @@
+#include "phasesim/training/report.hpp"
+
+#include <cmath>
+
+namespace phasesim {
+namespace {
+
+std::vector<double> row_of(const RowMatrix& matrix, Eigen::Index row) {
+  return {matrix.row(row).begin(), matrix.row(row).end()};
+}
+
+Json slot_phase_json(const SlotPhase& a) { return {{"slot", a.slot}, {"phase", a.phase}}; }
+
+void put_parameters(Json& doc, const LabSpec& spec) {
+  const auto& m = spec.model;
+  doc["window"] = m.geometry.window;
+  doc["stride"] = m.geometry.stride;
+  doc["heads"] = m.heads;
+  doc["dim"] = m.dim;
+  doc["context"] = m.context;
+  doc["entries"] = m.entries();
+  doc["query_noise"] = m.query_noise;
+  doc["rms_norm"] = m.rms_norm;
+  doc["content"] = m.content;
+  doc["beta_out"] = m.beta_out;
+  doc["answers"] = m.loss.answers;
+  doc["steps"] = spec.steps;
+  doc["batch"] = spec.batch;
+  doc["lr"] = spec.adam.lr;
+  doc["adam"] = {
+      {"beta1", spec.adam.beta1}, {"beta2", spec.adam.beta2}, {"epsilon", spec.adam.epsilon}};
+  doc["init_scale"] = spec.init_scale;
+  doc["init_lambda"] = spec.init_lambda.value_or(spec.default_lambda());
+  doc["seed"] = spec.seed;
+  doc["record_every"] = spec.record_every;
+  doc["log_every"] = spec.log_every;
+  doc["group_count"] = spec.groups;  // --groups; "groups" holds the per-group results
+  doc["prompts"] = spec.prompts;
+}
+
+Json head_json(const LabSpec& spec, const LabResult& result, int h) {
+  const auto& t = result.training;
+  const auto& heads = result.heads;
+  const auto i = static_cast<std::size_t>(h);
+  Json trajectory = Json::array();
+  for (const auto& gates : t.trajectory) trajectory.push_back(row_of(gates, h));
+  const double content_norm = t.final.content().row(h).norm();
+  return {{"head", h},
+          {"initial_argmax", slot_phase_json(heads.initial[i])},
+          {"final_argmax", slot_phase_json(heads.final[i])},
+          {"covers_phase", heads.final[i].phase},
+          {"kept_slot", heads.initial[i].slot == heads.final[i].slot},
+          {"kept_phase", heads.initial[i].phase == heads.final[i].phase},
+          {"final_max_weight", heads.final_max_weight[i]},
+          {"final_phase_coverage", heads.final_phase_coverage[i]},
+          {"lambda", std::exp(t.final.log_lambda()[h])},
+          {"content_norm", content_norm},
+          // a_h . x_t ~ N(0, |a_h|^2 / d): the content term acts as gate noise of this tau.
+          {"content_noise", content_norm / std::sqrt(double(spec.model.dim))},
+          {"initial_gate", trajectory.front()},
+          {"final_gate", trajectory.back()},
+          {"gate_trajectory", trajectory}};
+}
+
+Json period_json(const PeriodEstimate& estimate) {
+  Json candidates = Json::array();
+  for (const auto& c : estimate.candidates) {
+    candidates.push_back({{"period", c.period},
+                          {"chi_square", c.chi_square},
+                          {"degrees_of_freedom", c.degrees_of_freedom},
+                          {"p_value", c.p_value}});
+  }
+  return {{"period", estimate.period}, {"alpha", estimate.alpha}, {"candidates", candidates}};
+}
+
+void put_heads(Json& doc, const LabSpec& spec, const LabResult& result) {
+  const auto& heads = result.heads;
+  doc["per_head"] = Json::array();
+  doc["final_gates"] = Json::array();
+  doc["covers_phase"] = Json::array();
+  for (int h = 0; h < spec.model.heads; ++h) {
+    doc["per_head"].push_back(head_json(spec, result, h));
+    doc["final_gates"].push_back(row_of(result.training.trajectory.back(), h));
+    doc["covers_phase"].push_back(heads.final[static_cast<std::size_t>(h)].phase);
+  }
+  doc["slots_note"] =
+      "a head covers the phase of its final argmax slot: slots of one phase hold the same "
+      "tokens in neighbouring entries, so they are interchangeable for retrieval";
+  doc["heads_per_phase"] = heads.heads_per_phase;
+  doc["blind_phases"] = heads.blind_phases;
+  doc["blind_phase_count"] = heads.blind_phases.size();
+  doc["initial_blind_phases"] = heads.initial_blind_phases;
+  doc["kept_slot"] = heads.kept_slot;
+  doc["kept_phase"] = heads.kept_phase;
+  const auto S = static_cast<double>(spec.model.geometry.stride);
+  doc["blind_expected"] = S * std::pow(1 - 1 / S, spec.model.heads);
+  doc["blind_law"] = heads.blind_law;
+}
+
+}  // namespace
+
+Json lab_document(const LabSpec& spec, const LabResult& result) {
+  auto doc = new_document("train");
+  put_parameters(doc, spec);
+  doc["loss_curve"] = Json::array();
+  for (const auto& p : result.training.loss_curve) {
+    doc["loss_curve"].push_back({{"step", p.step}, {"loss", p.loss}});
+  }
+  doc["trajectory_steps"] = result.training.trajectory_steps;
+  put_heads(doc, spec, result);
+  const auto& evaluation = result.evaluation;
+  doc["evaluation"] =
+      "argmax retrieval of the trained layer on fresh contexts, heads combined by any";
+  doc.update(niah_result_json(evaluation.table));
+  doc["analytic"] = niah_result_json(evaluation.prediction);
+  doc["analytic"]["model"] =
+      "the analytic engine on the positional gates softmax(b_h) at beta = sqrt(d / (1 + "
+      "sigma_q^2)): large d, no content term, heads independent";
+  doc["analytic"]["phase_success"] = evaluation.head_success;
+  doc["analytic_shared"] = niah_result_json(evaluation.prediction_shared);
+  doc["analytic_shared"]["model"] =
+      "as analytic, but the heads of one phase are one reader (they pool the same tokens and "
+      "see the same query): each phase gets its best head's probability";
+  doc["estimated_period"] = period_json(evaluation.period);
+  return doc;
+}
+
+Json gates_document(const LabSpec& spec, const LayerParameters& parameters) {
+  auto doc = new_document("train");
+  doc["window"] = spec.model.geometry.window;
+  doc["stride"] = spec.model.geometry.stride;
+  doc["seed"] = spec.seed;
+  doc["gates"] = Json::array();
+  const auto gates = positional_gates(parameters);
+  for (Eigen::Index h = 0; h < gates.rows(); ++h) doc["gates"].push_back(row_of(gates, h));
+  return doc;
+}
+
+}  // namespace phasesim
