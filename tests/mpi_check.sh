@@ -107,7 +107,9 @@ theorems)
   compare_ranks diversity diversity --stride 4 --heads 2,4,8 --samples 3000
   ;;
 killed-rank)
-  write_sweep kill.toml 32 8192 "[6, 7, 8, 9, 10, 11]"
+  # Cells of a few tenths of a second each (the SIMD full engine makes small ones instant), so
+  # that the kill lands while most of them are still to run.
+  write_sweep kill.toml 64 65536 "[16, 17, 18, 19, 20, 21]"
   "$phasesim" sweep kill.toml --out one --threads 1 >/dev/null 2>&1
   total=$(ls one/cells | wc -l)
   "${launcher[@]}" -np 3 "$phasesim" sweep kill.toml --out run --threads 1 >/dev/null 2>&1 &

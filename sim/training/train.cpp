@@ -229,7 +229,11 @@ LabEvaluation evaluate_layer(const LabSpec& spec, const LayerParameters& paramet
   for (const auto& head : evaluation.head_success) {
     for (std::size_t phi = 0; phi < best.size(); ++phi) best[phi] = std::max(best[phi], head[phi]);
   }
-  evaluation.prediction_shared = exact_result(run, {best});
+  // One reader per phase is one head that reads every phase as well as its best head does.
+  auto one_reader = run;
+  one_reader.model.geometries.resize(1);
+  one_reader.model.gates.resize(1);
+  evaluation.prediction_shared = exact_result(one_reader, {best});
   evaluation.period = estimate_period(evaluation.table.groups, spec.period_alpha);
   return evaluation;
 }
