@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Gate weights of every head as a heatmap (heads x slots), with each slot's phase on
-the top axis and the number of heads whose heaviest slot has each phase in the title.
+the top axis and the number of heads whose heaviest slot has each phase in the title;
+the slots of a blind phase (no head's heaviest slot) are hatched and named.
 
 Example: plots/gate_heatmap.py niah.json --out fig/gates   (a niah or coverage result)
 """
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from plotting import fail, load_json, parser, plt, save
 
@@ -34,8 +36,14 @@ def main():
     top.set_xticks(range(window), [str(p) for p in phases])
     top.set_xlabel("phase of the slot")
     fig.colorbar(image, ax=ax, label="gate weight")
+    blind = [p for p in range(stride) if per_phase[p] == 0]
+    for s in (s for s in range(window) if phases[s] in blind):
+        ax.add_patch(Rectangle((s - 0.5, -0.5), 1, len(weights), fill=False, hatch="//",
+                               edgecolor="tab:cyan", lw=1.5))
+        top.get_xticklabels()[s].set_color("tab:cyan")
     counts = ", ".join(f"{p}:{n}" for p, n in enumerate(per_phase))
-    ax.set_title(args.title or f"W={window} S={stride}: heads per phase (by heaviest slot) {counts}",
+    where = f"; hatched: blind phase {', '.join(map(str, blind))} (no head)" if blind else "; no blind phase"
+    ax.set_title(args.title or f"W={window} S={stride}: heads per phase (by heaviest slot) {counts}{where}",
                  fontsize=9)
     save(fig, args.out)
 

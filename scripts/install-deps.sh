@@ -9,6 +9,8 @@ packages=(
   libhwy-dev
   python3 python3-matplotlib python3-numpy
   libopenmpi-dev openmpi-bin  # optional (PHASESIM_MPI): runs over the ranks of an MPI job
+  # the sanitizer build and the fuzzers (scripts/run-sanitizers.sh): clang, its runtimes, its OpenMP
+  clang libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()

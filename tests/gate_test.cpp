@@ -21,6 +21,15 @@ TEST_CASE("gate presets") {
   CHECK(parse_gate(" last ", 3).spec == "last");
 }
 
+// Found by fuzz_gate_spec (fuzz/corpus/gate_spec/regression-weights-sum-overflow): the sum
+// of weights near the double range was inf, and every weight became 0.
+TEST_CASE("weights near the largest double still give a gate summing to 1") {
+  CHECK(parse_gate("weights:1e308,1e308", 2).weights == std::vector<double>{0.5, 0.5});
+  CHECK(parse_gate("weights:1.7e308,0,1.7e308,0", 4).weights ==
+        std::vector<double>{0.5, 0, 0.5, 0});
+  CHECK(parse_gate("weights:1e-320,3e-320", 2).weights[1] == doctest::Approx(0.75));
+}
+
 TEST_CASE("random gates are reproducible and scale sets their spread") {
   const auto a = parse_gate("random:7", 8);
   CHECK(a.weights == parse_gate("random:7:1", 8).weights);

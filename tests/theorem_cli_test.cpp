@@ -147,6 +147,15 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
        "phasesim phase-diagram: invalid --beta 5:4:1 (a:b:step needs a <= b and step > 0)"},
       {"phase-diagram --beta x",
        "phasesim phase-diagram: invalid --beta x (use a:b:step or a comma list of numbers)"},
+      // Found by fuzz_range (fuzz/corpus/range/regression-*): the count of values overflowed
+      // an int (undefined behaviour), and a step below the values' precision repeated them.
+      {"phase-diagram --beta 0:1e300:1e-300",
+       "phasesim phase-diagram: invalid --beta 0:1e300:1e-300 (more than 10000 values)"},
+      {"phase-diagram --beta -1e308:1e308:1",
+       "phasesim phase-diagram: invalid --beta -1e308:1e308:1 (more than 10000 values)"},
+      {"phase-diagram --beta 1e16:1.0000000000000004e16:1",
+       "phasesim phase-diagram: invalid --beta 1e16:1.0000000000000004e16:1 (step is below "
+       "the precision of the values)"},
       {"dynamics --steps 0", "phasesim dynamics: invalid --steps 0 (must be at least 1)"},
       {"dynamics --lr -1", "phasesim dynamics: invalid --lr -1 (must be finite and > 0)"},
       {"dynamics --reweight-at 5",

@@ -213,9 +213,14 @@ std::vector<double> parse_range(const std::string& text, const std::string& opti
                step = parse_double(parts[2], option, text);
   require(step > 0 && a <= b,
           "invalid " + option + " " + text + " (a:b:step needs a <= b and step > 0)");
-  const auto count = static_cast<int>(std::floor((b - a) / step + 1e-9));
+  // Counted in double: (b - a) / step may exceed any int (or be inf) before the check.
+  const double count = std::floor((b - a) / step + 1e-9);
   require(count < 10000, "invalid " + option + " " + text + " (more than 10000 values)");
-  for (int i = 0; i <= count; ++i) values.push_back(a + i * step);
+  for (int i = 0; i <= static_cast<int>(count); ++i) values.push_back(a + i * step);
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    require(values[i] > values[i - 1],
+            "invalid " + option + " " + text + " (step is below the precision of the values)");
+  }
   return values;
 }
 

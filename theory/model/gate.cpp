@@ -126,9 +126,11 @@ Gate gate_from_weights(std::vector<double> weights, std::string spec) {
   const bool valid = std::all_of(weights.begin(), weights.end(),
                                  [](double w) { return std::isfinite(w) && w >= 0; });
   if (!valid) bad_gate(spec, "weights must be finite and >= 0");
+  // Scaled by the largest first, so that weights near the double range cannot sum to inf.
+  const double top = weights.empty() ? 0 : *std::max_element(weights.begin(), weights.end());
+  if (!(top > 0)) bad_gate(spec, "weights must not all be zero");
   double total = 0;
-  for (double w : weights) total += w;
-  if (!(total > 0)) bad_gate(spec, "weights must not all be zero");
+  for (double& w : weights) total += (w /= top);
   for (double& w : weights) w /= total;
   return {std::move(weights), std::move(spec)};
 }

@@ -1,0 +1,14 @@
+// Fuzzes the gate-spec parser (parse_gates; MODEL.md section 3): any text gives gates of W
+// finite non-negative weights summing to 1, or one InputError.
+#include "gate_checks.hpp"
+
+// The first byte picks the window (1..64); the rest is the ';'-separated spec list.
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const int window = 1 + data[0] % 64;
+  const auto specs = phasesim::fuzz::as_text(data + 1, size - 1);
+  if (specs.find('@') != std::string_view::npos) return 0;  // file names: fuzz_gate_file
+  phasesim::fuzz::expect_value_or_input_error(
+      [&] { phasesim::fuzz::check_gates(phasesim::parse_gates(specs, window), window); });
+  return 0;
+}
