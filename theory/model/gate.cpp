@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -126,11 +127,15 @@ Gate gate_from_weights(std::vector<double> weights, std::string spec) {
   const bool valid = std::all_of(weights.begin(), weights.end(),
                                  [](double w) { return std::isfinite(w) && w >= 0; });
   if (!valid) bad_gate(spec, "weights must be finite and >= 0");
-  // Scaled by the largest first, so that weights near the double range cannot sum to inf.
-  const double top = weights.empty() ? 0 : *std::max_element(weights.begin(), weights.end());
-  if (!(top > 0)) bad_gate(spec, "weights must not all be zero");
-  double total = 0;
-  for (double& w : weights) total += (w /= top);
+  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  if (std::isinf(total)) {
+    // Weights near the double range overflow the sum: scale by the largest first. Only
+    // then, so that ordinary weights keep their exact normalization (and results).
+    const double top = *std::max_element(weights.begin(), weights.end());
+    for (double& w : weights) w /= top;
+    total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  }
+  if (!(total > 0)) bad_gate(spec, "weights must not all be zero");
   for (double& w : weights) w /= total;
   return {std::move(weights), std::move(spec)};
 }
