@@ -6,9 +6,9 @@
 namespace phasesim {
 namespace {
 
-PeriodTest test_period(const std::vector<GroupAccuracy>& groups, int period) {
+HomogeneityTest test_period(const std::vector<GroupAccuracy>& groups, int period) {
   const auto G = static_cast<int>(groups.size());
-  PeriodTest test{period, 0, 0, 1};
+  HomogeneityTest test{period, 0, 0, 1};
   for (int r = 0; r < period; ++r) {
     double successes = 0, trials = 0;
     int members = 0;

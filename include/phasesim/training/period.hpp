@@ -14,7 +14,9 @@
 
 namespace phasesim {
 
-struct PeriodTest {
+/// One divisor P's test (not diagnose's PeriodTest: two types of one name in one namespace
+/// are one type to the linker, whose inline code then serves both layouts).
+struct HomogeneityTest {
   int period = 1;
   double chi_square = 0;
   int degrees_of_freedom = 0;
@@ -22,9 +24,9 @@ struct PeriodTest {
 };
 
 struct PeriodEstimate {
-  int period = 1;                      ///< the smallest divisor of G that explains the table
-  double alpha = 0.01;                 ///< the level it was tested at
-  std::vector<PeriodTest> candidates;  ///< every divisor of G, increasing
+  int period = 1;                           ///< the smallest divisor of G that explains the table
+  double alpha = 0.01;                      ///< the level it was tested at
+  std::vector<HomogeneityTest> candidates;  ///< every divisor of G, increasing
 };
 
 /// The period of a Monte Carlo table (every group has successes and trials). Throws
