@@ -34,15 +34,19 @@ struct NiahOptions {
 
 void check_niah_work(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
   const auto& s = o.run.spec;
-  check_work("--window " + std::to_string(s.geometry.window) + ", --heads " +
-                 std::to_string(run.model.heads()) + ", --context " + std::to_string(s.context) +
-                 ", " + std::to_string(run.needles.trials()) + " trials, --engine " + engine.name(),
+  const auto heads = o.arch.empty() ? "--window " + std::to_string(s.geometry.window) +
+                                          ", --heads " + std::to_string(run.model.heads())
+                                    : "the heads of " + o.arch;
+  check_work(heads + ", --context " + std::to_string(s.context) + ", " +
+                 std::to_string(run.needles.trials()) + " trials, --engine " + engine.name(),
              engine.estimate(run), Parallel{o.run.threads}.team());
 }
 
-// Said before the run, so that a long run does not hide them.
-std::vector<std::string> warnings(const NiahRun& run, const Engine& engine, const NiahOptions& o) {
-  auto list = niah_warnings(o.given_spec());
+// Said before the run, so that a long run does not hide them. Found while parsing: the
+// options' "given" state lives in the parser, which a demo or sweep action outlives.
+std::vector<std::string> warnings(const NiahSpec& given, const NiahRun& run, const Engine& engine,
+                                  const NiahOptions& o) {
+  auto list = niah_warnings(given);
   if (const auto approximation = engine.approximation(run.model); !approximation.empty()) {
     list.insert(list.begin(), "--engine " + engine.name() + " computes " + approximation +
                                   ", which can be far off at --dim " + std::to_string(o.run.dim) +
@@ -52,8 +56,8 @@ std::vector<std::string> warnings(const NiahRun& run, const Engine& engine, cons
 }
 
 int run_niah_command(const NiahRun& run, const Engine& engine, const NiahOptions& o,
-                     std::ostream& out) {
-  const auto said = warn("niah", warnings(run, engine, o), out);
+                     const std::vector<std::string>& warnings, std::ostream& out) {
+  const auto said = warn("niah", warnings, out);
   announce_long_run("niah", engine.estimate(run), Parallel{o.run.threads}.team(), out);
   const auto start = std::chrono::steady_clock::now();
   const auto trials = engine.monte_carlo() ? run.needles.trials() : 0;
@@ -93,14 +97,14 @@ void add_niah_command(CLI::App& app, Action& action,
                                              join(engines->names(), ", ") + ")");
   add_options(*cmd, *options, *engines);
   cmd->callback([options, engines, &action] {
-    const auto run = make_run(options->given_spec());
+    const auto given = options->given_spec();
+    const auto run = make_run(given);
     const auto& engine = engines->find(options->run.engine);
     engine.check(run.model);
     check_threads(options->run.threads);
     check_niah_work(run, engine, *options);
-    action = [run, engines, &engine, options](std::ostream& out) {
-      return run_niah_command(run, engine, *options, out);
-    };
+    action = [run, engines, &engine, options, said = warnings(given, run, engine, *options)](
+                 std::ostream& out) { return run_niah_command(run, engine, *options, said, out); };
   });
 }
 
