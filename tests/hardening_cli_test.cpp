@@ -142,6 +142,18 @@ TEST_CASE("messages that say what is wrong") {
        "diversity)"},
       {"diversity --heads ''",
        "phasesim diversity: invalid --heads '' (an empty value: give one, or leave --heads out)"},
+      // Number options in our words, not CLI11's "Could not convert: --prompts = abc".
+      {"niah --prompts abc", "phasesim niah: invalid --prompts 'abc' (must be an integer)"},
+      {"niah --context 1.5", "phasesim niah: invalid --context '1.5' (must be an integer)"},
+      {"optimize --beta x", "phasesim optimize: invalid --beta 'x' (must be a number)"},
+      {"niah --prompts 99999999999",
+       "phasesim niah: invalid --prompts 99999999999 (out of range for this option)"},
+      // CLI11 alone reads both as 2^64 - 1 and runs with that seed.
+      {"niah --seed -1",
+       "phasesim niah: invalid --seed '-1' (must be an integer in [0, 2^64 - 1])"},
+      {"niah --seed 99999999999999999999999",
+       "phasesim niah: invalid --seed '99999999999999999999999' (must be an integer in [0, 2^64 "
+       "- 1])"},
   });
   const TempDir dir("hardening-messages");
   const auto grid = write(dir / "g.toml", kGrid).string();

@@ -140,7 +140,7 @@ TEST_CASE("train bad input: exact message, exit status 2, no output file") {
       {"--save-gates /nonexistent/gates.json",
        "cannot write '/nonexistent/gates.json' (No such file or directory)"},
       {"--save-gates /tmp", "cannot write '/tmp' (Is a directory)"},
-      {"--rms-norm=maybe", "Could not convert: --rms-norm = maybe (see 'phasesim train --help')"},
+      {"--rms-norm=maybe", "invalid --rms-norm maybe (a flag takes =true or =false)"},
   };
   phasesim::test::check_refused(cases, "train");
 }

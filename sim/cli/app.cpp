@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -56,21 +59,51 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
   return {};
 }
 
+// What a value of a number option must read as, by CLI11's type name ("" for text).
+std::string number_rule(const std::string& type) {
+  if (type == "INT") return "an integer";
+  if (type == "UINT") return "an integer in [0, 2^64 - 1]";
+  if (type == "FLOAT") return "a number";
+  return "";
+}
+
+// Whether `value` reads as a number of that type: whole numbers in decimal, within 64 bits
+// (CLI11 itself reads "-1" as 2^64 - 1 and 10^23 as 2^64 - 1 for an unsigned option).
+bool reads_as(const std::string& type, const std::string& value) {
+  const auto* end = value.data() + value.size();
+  const auto whole = [&](auto number) {
+    const auto [at, error] = std::from_chars(value.data(), end, number);
+    return error == std::errc() && at == end;
+  };
+  double number = 0;
+  if (type == "UINT") return whole(std::uint64_t{});
+  if (type == "INT") return whole(std::int64_t{});
+  if (type == "FLOAT") return CLI::detail::lexical_cast(value, number);
+  return true;
+}
+
 // An empty value ('' in the shell, "1,,2" in a list) would read as 0, as no file or as a
-// default: refuse it by name instead of computing something the user did not ask for.
-void refuse_empty_values(CLI::App& app) {
+// default: refuse it by name instead of computing something the user did not ask for. A
+// value that is not a number gets the same one line, not CLI11's "Could not convert".
+void refuse_unreadable_values(CLI::App& app) {
   for (auto* option : app.get_options()) {
     if (option->get_type_size_max() == 0) continue;  // a flag
     const auto name = option->get_name();
     const auto allowed = option->get_required() ? ")" : ", or leave " + name + " out)";
+    const auto type = option->get_type_name();
+    const auto rule = number_rule(type);
     option->check(CLI::Validator(
-        [name, allowed](std::string& value) {
+        [name, allowed, type, rule](std::string& value) {
           require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
+          require(rule.empty() || reads_as(type, value),
+                  "invalid " + name + " '" + value + "' (must be " + rule + ")");
           return std::string();
         },
         ""));
   }
-  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    refuse_unreadable_values(*sub);
+  }
 }
 
 // The command that runs (the last subcommand given).
@@ -117,7 +150,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_sweep_command(*app, action);
   add_demo_command(*app, action);
   add_diagnose_command(*app, action);
-  refuse_empty_values(*app);
+  refuse_unreadable_values(*app);
   return app;
 }
 
@@ -166,6 +199,20 @@ struct Stop {
 // Parsing or running a command threw: bad input (exit 2) or an internal error (exit 1).
 Stop stop_for(const CLI::App& app, const std::exception& e) {
   const auto where = command_path(app);
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    // Only a whole number beyond the option's own range gets here (see reads_as); CLI11
+    // says "Could not convert: --prompts = 99999999999".
+    std::string what = e.what();
+    const auto at = what.find(": ");
+    if (at != std::string::npos) what = what.substr(at + 2);
+    const auto eq = what.find(" = ");
+    if (eq == std::string::npos) return {kBadInput, where, e.what()};
+    const auto value = what.substr(eq + 3);
+    const bool number = !value.empty() && (std::isdigit(value[0]) != 0 || value[0] == '-');
+    return {kBadInput, where,
+            "invalid " + what.replace(eq, 3, " ") +
+                (number ? " (out of range for this option)" : " (a flag takes =true or =false)")};
+  }
   if (dynamic_cast<const CLI::ParseError*>(&e) != nullptr) {
     return {kBadInput, where, e.what() + std::string(" (see '") + where + " --help')"};
   }
