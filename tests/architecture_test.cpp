@@ -118,8 +118,13 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
       {layer("window = 1\nstride = 1\ngate = \"last\"\nheads = 4096\n") +
            layer("window = 1\nstride = 1\ngate = \"last\""),
        "invalid arch.toml: 4097 heads (must be at most 4096)"},
+      // Each window and head count alone is allowed; together they would hold 2^36 slots.
+      {layer("window = 16777216\nstride = 4\ngate = \"last\"\nheads = 4096"),
+       "invalid arch.toml: layer 1, head 5: too large: the windows of the heads up to this one "
+       "sum to 83886080 gate slots (at most 67108864 in all, to stay within 4 GiB)"},
   };
-  for (const auto& [toml, message] : cases) {
+  for (const auto& [toml_text, message] : cases) {
+    const auto& toml = toml_text;  // clang 14's CAPTURE cannot take a binding
     CAPTURE(toml);
     CHECK_THROWS_WITH_AS(parse_architecture(toml, "arch.toml"), message.c_str(), InputError);
   }

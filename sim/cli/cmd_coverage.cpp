@@ -107,6 +107,7 @@ void add_coverage_command(CLI::App& app, Action& action) {
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     if (!options->arch.empty()) {
+      // Bounded by the parser: at most 2^26 slots in all, 4 GiB of table (see below).
       auto arch = load_architecture(options->arch);
       action = [options, arch](std::ostream& out) {
         return run_architecture_coverage(*options, arch, out);

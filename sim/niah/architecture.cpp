@@ -16,6 +16,10 @@ namespace {
 
 constexpr int kMaxHeads = 4096;             // as niah's --heads
 constexpr std::int64_t kMaxSize = 1 << 24;  // window and stride: ints with room to spare
+// Gate slots over all heads (the sum of their windows), however heads and windows combine:
+// 2^26 slots hold 512 MiB of gate weights, and coverage --arch lists each slot in 64 bytes,
+// 4 GiB (the limit of core/budget.hpp). Four heads at the largest window fit.
+constexpr std::int64_t kMaxSlots = std::int64_t{1} << 26;
 
 // Where a message points: the file, a layer of it, a head of that layer (0: none).
 struct Where {
@@ -135,13 +139,26 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
   return heads;
 }
 
-void read_layer(const toml::table& layer, const Where& where, Architecture& arch) {
+void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
+                std::int64_t& slots) {
   check_keys(layer, {"window", "stride", "offset", "gate", "heads"}, where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
+  const auto at = [&](std::size_t i) {
+    return Where{where.file, where.layer, static_cast<int>(i) + 1};
+  };
+  // `slots` counts the gate slots of the heads so far: bounded before the layer's gates,
+  // which hold a weight per slot, exist.
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    const Where at{where.file, where.layer, static_cast<int>(i) + 1};
-    arch.heads.push_back(make_head(heads[i], values, static_cast<int>(i), at));
+    slots += size_of(heads[i].window ? heads[i].window : values.window, "window", at(i));
+    if (slots > kMaxSlots) {
+      fail(at(i), "too large: the windows of the heads up to this one sum to " +
+                      std::to_string(slots) + " gate slots (at most " + std::to_string(kMaxSlots) +
+                      " in all, to stay within 4 GiB)");
+    }
+  }
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    arch.heads.push_back(make_head(heads[i], values, static_cast<int>(i), at(i)));
   }
 }
 
@@ -180,8 +197,9 @@ Architecture parse_architecture(std::string_view toml, const std::string& file) 
   if (!layers || !layers->is_array_of_tables() || layers->as_array()->empty()) {
     fail(where, "no layers (give one [[layer]] table per layer)");
   }
+  std::int64_t slots = 0;
   for (const auto& layer : *layers->as_array()) {
-    read_layer(*layer.as_table(), {file, ++arch.layers}, arch);
+    read_layer(*layer.as_table(), {file, ++arch.layers}, arch, slots);
   }
   if (arch.heads.size() > static_cast<std::size_t>(kMaxHeads)) {
     fail(where, std::to_string(arch.heads.size()) + " heads (must be at most " +
