@@ -251,6 +251,22 @@ bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) 
 
 namespace {
 
+// The indices [first, first + span) of the batch a sweep reads now. Every number is keyed by
+// its index, so where a batch starts does not change the numbers, only when they are drawn.
+class BatchRange {
+ public:
+  explicit BatchRange(std::int64_t span) : span_(span) {}
+  bool holds(std::int64_t index) const { return index >= first_ && index < first_ + span_; }
+  void start_at(std::int64_t first) { first_ = first; }
+  std::int64_t offset(std::int64_t index) const { return index - first_; }
+
+ private:
+  std::int64_t span_;
+  // No batch drawn yet: no index lies inside, so the first call draws (-1 would put index 0
+  // inside and read the previous trial's numbers).
+  std::int64_t first_ = std::numeric_limits<std::int64_t>::min();
+};
+
 // What a sweep over increasing indices reads, from the block generator a batch at a time (its
 // float normals, RandomStream::normal_pair_float): row(i)[c] = normal(i, c), c < cols.
 class RowNormals {
@@ -258,49 +274,47 @@ class RowNormals {
   RowNormals(const RandomStream& stream, int cols, std::vector<float>& batch)
       : stream_(stream),
         cols_(cols),
-        rows_(static_cast<std::int64_t>(batch.size()) / cols),
+        range_(static_cast<std::int64_t>(batch.size()) / cols),
         batch_(batch) {}
   const float* operator()(std::int64_t index) {
-    if (index < first_ || index >= first_ + rows_) {
-      first_ = index;
-      normal_rows(stream_, static_cast<std::uint32_t>(index), rows_, cols_, 1.0f, batch_.data(),
+    if (!range_.holds(index)) {
+      range_.start_at(index);
+      const auto rows = static_cast<std::int64_t>(batch_.size()) / cols_;
+      normal_rows(stream_, static_cast<std::uint32_t>(index), rows, cols_, 1.0f, batch_.data(),
                   cols_);
     }
-    return batch_.data() + (index - first_) * cols_;
+    return batch_.data() + range_.offset(index) * cols_;
   }
 
  private:
   RandomStream stream_;
   int cols_;
-  std::int64_t rows_;
+  BatchRange range_;
   std::vector<float>& batch_;
-  // No batch drawn yet: every index lies outside [first_, first_ + size), so the first call
-  // draws (-1 would put index 0 inside and read the previous trial's numbers).
-  std::int64_t first_ = std::numeric_limits<std::int64_t>::min();
 };
 
 // Scalars keyed by position, value(t) = normal_pair(t / 2, block)[t % 2], likewise.
 class PositionNormals {
  public:
   PositionNormals(const RandomStream& stream, std::uint32_t block, std::vector<float>& batch)
-      : stream_(stream), block_(block), batch_(batch) {}
+      : stream_(stream),
+        block_(block),
+        range_(static_cast<std::int64_t>(batch.size())),
+        batch_(batch) {}
   double operator()(std::int64_t t) {
-    const auto size = static_cast<std::int64_t>(batch_.size());
-    if (t < first_ || t >= first_ + size) {
-      first_ = t - t % 2;
-      normal_sequence(stream_, static_cast<std::uint32_t>(first_ / 2), block_, size, 1.0f,
-                      batch_.data());
+    if (!range_.holds(t)) {
+      range_.start_at(t - t % 2);  // a pair's two numbers come together
+      normal_sequence(stream_, static_cast<std::uint32_t>(t / 2), block_,
+                      static_cast<std::int64_t>(batch_.size()), 1.0f, batch_.data());
     }
-    return batch_[static_cast<std::size_t>(t - first_)];
+    return batch_[static_cast<std::size_t>(range_.offset(t))];
   }
 
  private:
   RandomStream stream_;
   std::uint32_t block_;
+  BatchRange range_;
   std::vector<float>& batch_;
-  // No batch drawn yet: every index lies outside [first_, first_ + size), so the first call
-  // draws (-1 would put index 0 inside and read the previous trial's numbers).
-  std::int64_t first_ = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace
