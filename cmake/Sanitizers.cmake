@@ -1,9 +1,10 @@
 # The sanitizer build (scripts/run-sanitizers.sh builds it into build-asan with clang):
 # PHASESIM_SANITIZE=ON compiles and links everything with AddressSanitizer and
-# UndefinedBehaviorSanitizer, stopping at the first report, at -O1 with frame pointers so
-# that reports have readable stacks. With clang's libFuzzer found as well
-# (PHASESIM_FUZZ=AUTO, the default), everything also gets libFuzzer's coverage
-# instrumentation and fuzz/ builds the fuzz targets. Sets PHASESIM_HAVE_FUZZER.
+# UndefinedBehaviorSanitizer, stopping at the first report, at -O1 with frame pointers and
+# line tables so that reports have readable stacks (run-sanitizers.sh drops the Debug type's
+# full -g). With clang's libFuzzer found as well (PHASESIM_FUZZ=AUTO, the default),
+# everything also gets libFuzzer's coverage instrumentation and fuzz/ builds the fuzz
+# targets. Sets PHASESIM_HAVE_FUZZER.
 option(PHASESIM_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 set(PHASESIM_FUZZ AUTO CACHE STRING
     "Build the libFuzzer targets in a sanitizer build: AUTO (when libFuzzer is found), ON or OFF")
@@ -15,8 +16,12 @@ endif()
 set(PHASESIM_HAVE_FUZZER OFF)
 if(PHASESIM_SANITIZE)
   set(sanitizers -fsanitize=address,undefined -fno-sanitize-recover=all)
-  add_compile_options(${sanitizers} -fno-omit-frame-pointer -O1 -g)
+  # Line tables are all a report's stack needs, and build much faster than full -g.
+  add_compile_options(${sanitizers} -fno-omit-frame-pointer -O1 -gline-tables-only)
   add_link_options(${sanitizers})
+  # One SIMD target (the baseline) instead of every one Highway knows: the normal build
+  # checks each target the CPU runs against the scalar code, this one checks memory.
+  add_compile_definitions(HWY_COMPILE_ONLY_STATIC=1)
   if(NOT PHASESIM_FUZZ STREQUAL "OFF")
     include(CheckCXXSourceCompiles)
     set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)

@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs=$(nproc 2>/dev/null || echo 2)
-CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPHASESIM_SANITIZE=ON \
+CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG= -DCMAKE_C_FLAGS_DEBUG= -DPHASESIM_SANITIZE=ON \
   -DPHASESIM_CUDA=OFF -DPHASESIM_BUILD_BENCHMARKS=OFF "$@" >/dev/null
 cmake --build build-asan --parallel "$jobs"
 # Every report ends the run with a stack; leaks are reported too.

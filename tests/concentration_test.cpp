@@ -68,7 +68,8 @@ TEST_CASE("equal-split law k* = argmax_k k A(1/sqrt k) at W=8 S=4 N=32768") {
   // MODEL.md quotes k* = 2, 3, 4, 4 at beta 6, 8, 10, 12.
   const std::vector<std::pair<double, int>> expected = {{4, 1}, {5, 1},  {6, 2},
                                                         {8, 3}, {10, 4}, {12, 4}};
-  for (const auto& [beta, k] : expected) {
+  for (const auto& [beta_value, k] : expected) {
+    const double beta = beta_value;  // clang 14's CAPTURE cannot take a binding
     CAPTURE(beta);
     const auto law = equal_split_law(v4_objective(beta));
     CHECK(law.k_star == k);
@@ -87,7 +88,8 @@ TEST_CASE("normalized optimum: max weight >= 0.99 at beta 4 and 5, k = 2, 3, 4, 
     CHECK(opt.objective >= opt.onehot_objective);  // never exactly one-hot (T1b)
   }
   const std::vector<std::pair<double, int>> splits = {{6, 2}, {8, 3}, {10, 4}, {12, 4}};
-  for (const auto& [beta, k] : splits) {
+  for (const auto& [beta_value, k] : splits) {
+    const double beta = beta_value;  // clang 14's CAPTURE cannot take a binding
     CAPTURE(beta);
     const auto opt = optimize_gate(v4_objective(beta), OptimizeSettings{});
     CHECK(opt.summary.k_effective == k);

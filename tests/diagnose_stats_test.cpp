@@ -19,8 +19,9 @@
 using namespace phasesim;
 
 TEST_CASE("likelihood interval: the deviance is the cutoff at both ends") {
-  for (const auto& [y, n] :
+  for (const auto& c :
        std::vector<std::pair<int, int>>{{5, 20}, {1, 256}, {179, 256}, {255, 256}, {5000, 20480}}) {
+    const int y = c.first, n = c.second;  // clang 14's CAPTURE cannot take bindings
     CAPTURE(y);
     CAPTURE(n);
     const auto i = likelihood_interval(y, n);
@@ -140,8 +141,10 @@ TEST_CASE("power: the non-central chi-squared formula against simulated tables")
   const double critical = boost::math::quantile(
       boost::math::complement(boost::math::chi_squared_distribution<>(3), 0.05));
   constexpr int kTables = 3000;
-  for (const auto& [gap_scale, prompts] : std::vector<std::pair<double, std::int64_t>>{
+  for (const auto& c : std::vector<std::pair<double, std::int64_t>>{
            {1.0, *analysis.observed.prompts}, {0.5, *analysis.half.prompts}}) {
+    const double gap_scale = c.first;  // not bindings: clang 14's CAPTURE cannot take them
+    const std::int64_t prompts = c.second;
     std::vector<double> accuracy = profile;
     for (double& a : accuracy) a = 0.33 + gap_scale * (a - 0.33);
     const double predicted = period_test_power(accuracy, 4, prompts, 0.05);

@@ -51,7 +51,8 @@ Enumerated enumerate(const DiversityModel& m, int heads) {
 }  // namespace
 
 TEST_CASE("exact expectation, coverage and blind phases match brute-force enumeration") {
-  for (auto [stride, heads] : {std::pair{3, 5}, {4, 6}, {2, 9}, {5, 3}, {4, 4}}) {
+  for (const auto& c : {std::pair{3, 5}, {4, 6}, {2, 9}, {5, 3}, {4, 4}}) {
+    const int stride = c.first, heads = c.second;  // clang 14's CAPTURE cannot take bindings
     CAPTURE(stride);
     CAPTURE(heads);
     const auto m = model(stride);

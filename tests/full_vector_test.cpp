@@ -356,7 +356,8 @@ TEST_CASE("scanned_keys counts the positions some entry weights, below N_c S") {
       {{6, 4}, "weights:0,1,0,0,0,2"},
   };
   const std::int64_t entries = 50;
-  for (const auto& [g, spec] : cases) {
+  for (const auto& [g, spec_name] : cases) {
+    const std::string& spec = spec_name;  // clang 14's CAPTURE cannot take a binding
     CAPTURE(spec);
     const auto gate = parse_gate(spec, g.window);
     const FullVectorHead h{g, gate.weights.data(), entries, 4, 0.0, 0.0, false};

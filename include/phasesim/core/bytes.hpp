@@ -60,7 +60,7 @@ class ByteWriter {
       static_assert(detail::HasFields<T>,
                     "a result that crosses ranks must be trivially copyable, a string, a vector "
                     "or a struct with a Fields<T> specialization (phasesim/core/bytes.hpp)");
-      std::apply([this](const auto&... field) { (put(field), ...); }, Fields<T>::of(value));
+      std::apply([&](const auto&... field) { (put(field), ...); }, Fields<T>::of(value));
     }
   }
 
@@ -97,7 +97,7 @@ class ByteReader {
       value.resize(get<std::uint64_t>());
       get_range(value.data(), value.size());
     } else {
-      std::apply([this](auto&... field) { (get(field), ...); }, Fields<T>::of(value));
+      std::apply([&](auto&... field) { (get(field), ...); }, Fields<T>::of(value));
     }
   }
 
