@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <numeric>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 
 #include "phasesim/core/budget.hpp"
