@@ -19,9 +19,6 @@ if(PHASESIM_SANITIZE)
   # Line tables are all a report's stack needs, and build much faster than full -g.
   add_compile_options(${sanitizers} -fno-omit-frame-pointer -O1 -gline-tables-only)
   add_link_options(${sanitizers})
-  # One SIMD target (the baseline) instead of every one Highway knows: the normal build
-  # checks each target the CPU runs against the scalar code, this one checks memory.
-  add_compile_definitions(HWY_COMPILE_ONLY_STATIC=1)
   if(NOT PHASESIM_FUZZ STREQUAL "OFF")
     include(CheckCXXSourceCompiles)
     set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
