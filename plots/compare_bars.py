@@ -6,7 +6,7 @@ Example: plots/compare_bars.py compare.json --select trained,diverse,offsets --o
 """
 import numpy as np
 
-from plotting import fail, load_json, parser, plt, save
+from plotting import fail, load_json, parser, percent_with_errors, plt, save
 
 
 def main():
@@ -32,12 +32,9 @@ def main():
     for k, run in enumerate(runs):
         g = run["groups"]
         x = np.arange(groups) + (k - (len(runs) - 1) / 2) * width
-        acc = np.array([r["accuracy"] for r in g]) * 100
-        # Clipped at 0: a Wilson bound of an accuracy of 1 can round to just below it.
-        low = np.clip(acc - np.array([r["ci_low"] for r in g]) * 100, 0, None)
-        high = np.clip(np.array([r["ci_high"] for r in g]) * 100 - acc, 0, None)
+        acc, errors = percent_with_errors(g)
         cost = run["kv_cost"]["entries_per_token"]
-        ax.bar(x, acc, width, yerr=[low, high], capsize=1.5, color=f"C{k % 10}",
+        ax.bar(x, acc, width, yerr=errors, capsize=1.5, color=f"C{k % 10}",
                hatch="//" if k >= 10 else None, label=f"{run['label']} ({cost:.3g} entries/token)")
     ax.set_xticks(range(groups))
     ax.set_xlabel(f"group (needle position mod {groups})")

@@ -10,7 +10,7 @@ import textwrap
 
 import numpy as np
 
-from plotting import load_json, parser, plt, save
+from plotting import load_json, parser, percent_with_errors, plt, save
 
 MARKERS = ["o", "D", "s", "^"]
 
@@ -22,11 +22,9 @@ def main():
 
     groups = doc["groups"]
     x = np.array([g["group"] for g in groups])
-    acc = np.array([g["accuracy"] for g in groups]) * 100
-    low = acc - np.array([g["ci_low"] for g in groups]) * 100
-    high = np.array([g["ci_high"] for g in groups]) * 100 - acc
+    acc, errors = percent_with_errors(groups)
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(groups)), 3.8))
-    ax.bar(x, acc, 0.7, color="C0", alpha=0.75, yerr=[low, high], capsize=2,
+    ax.bar(x, acc, 0.7, color="C0", alpha=0.75, yerr=errors, capsize=2,
            label="observed, 95% interval")
 
     count = doc["phases"]["count"]

@@ -7,7 +7,8 @@ Example: plots/niah_bars.py v4.json full.json --label "W8/S4" --label "full atte
 """
 import numpy as np
 
-from plotting import load_json, niah_docs_from_csv, parser, plt, save, unique_labels
+from plotting import (load_json, niah_docs_from_csv, parser, percent_with_errors, plt, save,
+                      unique_labels)
 
 
 def model_name(doc):
@@ -34,11 +35,8 @@ def main():
     for k, (doc, label) in enumerate(zip(docs, labels)):
         groups = doc["groups"]
         x = np.array([g["group"] for g in groups]) + (k - (len(docs) - 1) / 2) * width
-        acc = np.array([g["accuracy"] for g in groups]) * 100
-        # Clipped at 0: a Wilson bound of an accuracy of 1 can round to just below it.
-        low = np.clip(acc - np.array([g["ci_low"] for g in groups]) * 100, 0, None)
-        high = np.clip(np.array([g["ci_high"] for g in groups]) * 100 - acc, 0, None)
-        ax.bar(x, acc, width, label=label, yerr=[low, high], capsize=2)
+        acc, errors = percent_with_errors(groups)
+        ax.bar(x, acc, width, label=label, yerr=errors, capsize=2)
         ax.axhline(doc["summary"]["mean"] * 100, color=f"C{k}", lw=0.8, ls="--")
     ax.set_xticks([g["group"] for g in docs[0]["groups"]])
     ax.set_xlabel(f"group (needle position mod {docs[0]['groups'].__len__()})")

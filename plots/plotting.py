@@ -7,6 +7,7 @@ import os
 import sys
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")  # headless: no display needed, same output everywhere
 import matplotlib.pyplot as plt  # noqa: E402
@@ -100,6 +101,16 @@ def niah_docs_from_csv(path):
         for g in doc["groups"]:
             g["group"] = int(g["group"])
     return list(docs.values())
+
+
+def percent_with_errors(rows):
+    """Accuracies of result rows in percent, and their 95% intervals as matplotlib's yerr
+    ([below, above]). Clipped at 0: a Wilson bound of an accuracy of 1 can round to just
+    below it."""
+    acc = np.array([r["accuracy"] for r in rows]) * 100
+    low = np.clip(acc - np.array([r["ci_low"] for r in rows]) * 100, 0, None)
+    high = np.clip(np.array([r["ci_high"] for r in rows]) * 100 - acc, 0, None)
+    return acc, [low, high]
 
 
 def save(fig, out):

@@ -8,7 +8,7 @@ Example: plots/training_phases.py train.json --out fig/phases
 """
 import numpy as np
 
-from plotting import load_json, parser, plt, save
+from plotting import load_json, parser, percent_with_errors, plt, save
 
 
 def main():
@@ -16,11 +16,9 @@ def main():
     doc = load_json(args.input, "train")
     groups = doc["groups"]
     x = np.array([g["group"] for g in groups])
-    acc = np.array([g["accuracy"] for g in groups]) * 100
-    low = acc - np.array([g["ci_low"] for g in groups]) * 100
-    high = np.array([g["ci_high"] for g in groups]) * 100 - acc
+    acc, errors = percent_with_errors(groups)
     fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(groups)), 3.6))
-    ax.bar(x, acc, 0.7, yerr=[low, high], capsize=2, color="C0",
+    ax.bar(x, acc, 0.7, yerr=errors, capsize=2, color="C0",
            label=f"trained layer, argmax retrieval ({doc['prompts']} prompts per group)")
     for key, style, label in (("analytic", "o--", "analytic, heads independent"),
                               ("analytic_shared", "s:", "analytic, one reader per phase")):
