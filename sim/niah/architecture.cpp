@@ -97,8 +97,7 @@ Gate head_gate(const std::optional<std::string>& own, const std::optional<std::s
   }
 }
 
-ArchitectureHead make_head(const HeadValues& own, const HeadValues& layer, int index,
-                           const Where& where) {
+Geometry head_geometry(const HeadValues& own, const HeadValues& layer, const Where& where) {
   Geometry g;
   g.window = size_of(own.window ? own.window : layer.window, "window", where);
   g.stride = size_of(own.stride ? own.stride : layer.stride, "stride", where);
@@ -108,7 +107,7 @@ ArchitectureHead make_head(const HeadValues& own, const HeadValues& layer, int i
                     std::to_string(g.stride) + "), below the stride)");
   }
   g.offset = static_cast<int>(offset);
-  return {where.layer, where.head, g, head_gate(own.gate, layer.gate, g.window, index, where)};
+  return g;
 }
 
 // The head tables of a layer: `heads` is a count of heads with the layer's values, or a list
@@ -149,8 +148,10 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
   };
   // `slots` counts the gate slots of the heads so far: bounded before the layer's gates,
   // which hold a weight per slot, exist.
+  std::vector<Geometry> geometries;
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    slots += size_of(heads[i].window ? heads[i].window : values.window, "window", at(i));
+    geometries.push_back(head_geometry(heads[i], values, at(i)));
+    slots += geometries.back().window;
     if (slots > kMaxSlots) {
       fail(at(i), "too large: the windows of the heads up to this one sum to " +
                       std::to_string(slots) + " gate slots (at most " + std::to_string(kMaxSlots) +
@@ -158,7 +159,9 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
     }
   }
   for (std::size_t i = 0; i < heads.size(); ++i) {
-    arch.heads.push_back(make_head(heads[i], values, static_cast<int>(i), at(i)));
+    const auto& g = geometries[i];
+    const auto gate = head_gate(heads[i].gate, values.gate, g.window, static_cast<int>(i), at(i));
+    arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate});
   }
 }
 
