@@ -256,6 +256,7 @@ namespace {
 class BatchRange {
  public:
   explicit BatchRange(std::int64_t span) : span_(span) {}
+  std::int64_t span() const { return span_; }
   bool holds(std::int64_t index) const { return index >= first_ && index < first_ + span_; }
   void start_at(std::int64_t first) { first_ = first; }
   std::int64_t offset(std::int64_t index) const { return index - first_; }
@@ -279,9 +280,8 @@ class RowNormals {
   const float* operator()(std::int64_t index) {
     if (!range_.holds(index)) {
       range_.start_at(index);
-      const auto rows = static_cast<std::int64_t>(batch_.size()) / cols_;
-      normal_rows(stream_, static_cast<std::uint32_t>(index), rows, cols_, 1.0f, batch_.data(),
-                  cols_);
+      normal_rows(stream_, static_cast<std::uint32_t>(index), range_.span(), cols_, 1.0f,
+                  batch_.data(), cols_);
     }
     return batch_.data() + range_.offset(index) * cols_;
   }
@@ -304,8 +304,8 @@ class PositionNormals {
   double operator()(std::int64_t t) {
     if (!range_.holds(t)) {
       range_.start_at(t - t % 2);  // a pair's two numbers come together
-      normal_sequence(stream_, static_cast<std::uint32_t>(t / 2), block_,
-                      static_cast<std::int64_t>(batch_.size()), 1.0f, batch_.data());
+      normal_sequence(stream_, static_cast<std::uint32_t>(t / 2), block_, range_.span(), 1.0f,
+                      batch_.data());
     }
     return batch_[static_cast<std::size_t>(range_.offset(t))];
   }
