@@ -1,19 +1,22 @@
 // What diagnose costs, on one thread: the per-phase success by the channel's quadrature
-// against diagnose's own integral and spline, a whole one-head fit and the period tests of
-// a V4-like table (8 groups of 256 prompts, W = 8, S = 4, N = 32768).
+// against the channel's fast integral and spline, a whole one-head fit and the period tests
+// of a V4-like table (8 groups of 256 prompts, W = 8, S = 4, N = 32768).
 //   build/phasesim_diagnose_benchmarks
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
 #include "phasesim/channel/channel.hpp"
+#include "phasesim/channel/success_curve.hpp"
 #include "phasesim/diagnose/fit.hpp"
-#include "phasesim/diagnose/period.hpp"
-#include "phasesim/diagnose/success_curve.hpp"
+#include "phasesim/stats/period.hpp"
 
 namespace {
 
 using namespace phasesim;
+using namespace phasesim::channel;
+using namespace phasesim::diagnose;
+using namespace phasesim::stats;
 
 constexpr double kBeta = 9.5;
 constexpr std::int64_t kEntries = 32768;
@@ -59,10 +62,9 @@ void BM_FitOneHead(benchmark::State& state) {
 }
 
 void BM_PeriodTests(benchmark::State& state) {
-  CountTable table;
+  std::vector<GroupCount> table;
   const std::vector<std::int64_t> successes{68, 76, 64, 171, 68, 81, 69, 179};
-  for (int g = 0; g < 8; ++g)
-    table.groups.push_back({g, successes[static_cast<std::size_t>(g)], 256});
+  for (int g = 0; g < 8; ++g) table.push_back({g, successes[static_cast<std::size_t>(g)], 256});
   for (auto _ : state) benchmark::DoNotOptimize(test_periods(table, PeriodOptions{}, Parallel{1}));
 }
 

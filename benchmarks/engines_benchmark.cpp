@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "phasesim/core/normal_block.hpp"
-#include "phasesim/engines/engine.hpp"
 #include "phasesim/engines/full_vector_simd.hpp"
+#include "phasesim/engines/plan.hpp"
 
 namespace {
 
 using namespace phasesim;
+using namespace phasesim::engines;
+using namespace phasesim::niah;
 
 struct Case {
   std::string gate;
@@ -35,12 +37,12 @@ void run(benchmark::State& state, const std::string& engine, const Case& c) {
   }
   spec.rms_norm = c.rms_norm;
   spec.prompts = c.prompts;
-  const auto run = make_run(spec);
   const auto engines = builtin_engines();
-  const auto& chosen = engines.find(engine);
-  for (auto _ : state) benchmark::DoNotOptimize(chosen.run(run, Parallel{1}));
-  state.counters["trials/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * run.needles.trials()), benchmark::Counter::kIsRate);
+  const auto plan = prepare(spec, engines.find(engine), 1);
+  for (auto _ : state) benchmark::DoNotOptimize(run_engine(plan, Parallel{1}));
+  state.counters["trials/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * plan.run().needles.trials()),
+                         benchmark::Counter::kIsRate);
 }
 
 // W = 8, S = 4 throughout; L = 131072 unless the case is too slow for it.

@@ -9,36 +9,37 @@
 namespace {
 
 void BM_TrainStep(benchmark::State& state) {
-  phasesim::LabSpec spec;  // the defaults are the target size
+  phasesim::training::LabSpec spec;  // the defaults are the target size
   spec.steps = 10;
   spec.log_every = spec.record_every = spec.steps;
   spec.validate();
   const phasesim::Parallel parallel{static_cast<int>(state.range(0))};
-  for (auto _ : state) benchmark::DoNotOptimize(phasesim::train_layer(spec, parallel));
+  for (auto _ : state) benchmark::DoNotOptimize(phasesim::training::train_layer(spec, parallel));
   state.counters["steps/s"] = benchmark::Counter(
       static_cast<double>(state.iterations() * spec.steps), benchmark::Counter::kIsRate);
 }
 
 // One context's forward and backward pass, and drawing it, on one thread.
 void BM_ContextGradient(benchmark::State& state) {
-  const phasesim::LabSpec spec;
-  const auto theta = phasesim::initial_parameters(spec);
-  phasesim::LayerWorkspace workspace(spec.model);
-  phasesim::LayerParameters gradient(spec.model.heads, spec.model.geometry.window, spec.model.dim);
-  phasesim::draw_training_context(spec.model, 1, 0, 0, workspace.context);
+  const phasesim::training::LabSpec spec;
+  const auto theta = phasesim::training::initial_parameters(spec);
+  phasesim::training::LayerWorkspace workspace(spec.model);
+  phasesim::training::LayerParameters gradient(spec.model.heads, spec.model.geometry.window,
+                                               spec.model.dim);
+  phasesim::training::draw_training_context(spec.model, 1, 0, 0, workspace.context);
   const auto context = workspace.context;
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        phasesim::layer_loss(spec.model, theta, context, workspace, &gradient));
+        phasesim::training::layer_loss(spec.model, theta, context, workspace, &gradient));
   }
 }
 
 void BM_DrawContext(benchmark::State& state) {
-  const phasesim::LabSpec spec;
-  phasesim::LayerWorkspace workspace(spec.model);
+  const phasesim::training::LabSpec spec;
+  phasesim::training::LayerWorkspace workspace(spec.model);
   std::uint32_t step = 0;
   for (auto _ : state) {
-    phasesim::draw_training_context(spec.model, 1, step++, 0, workspace.context);
+    phasesim::training::draw_training_context(spec.model, 1, step++, 0, workspace.context);
     benchmark::DoNotOptimize(workspace.context.tokens.data());
   }
 }

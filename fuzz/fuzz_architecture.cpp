@@ -10,7 +10,7 @@
 
 namespace {
 
-void check_head(const phasesim::ArchitectureHead& h) {
+void check_head(const phasesim::niah::ArchitectureHead& h) {
   using phasesim::fuzz::check;
   const auto& g = h.geometry;
   check(g.window >= 1 && g.stride >= 1 && g.offset >= 0 && g.offset < g.stride,
@@ -24,7 +24,7 @@ void check_head(const phasesim::ArchitectureHead& h) {
   check(std::abs(total - 1) < 1e-9, "gate weights sum to 1");
 }
 
-void check_architecture(const phasesim::Architecture& arch) {
+void check_architecture(const phasesim::niah::Architecture& arch) {
   using phasesim::fuzz::check;
   check(!arch.name.empty(), "a name");
   check(arch.layers >= 1 && !arch.heads.empty(), "at least one layer and one head");
@@ -39,11 +39,11 @@ void check_architecture(const phasesim::Architecture& arch) {
   }
   check(layer == arch.layers, "as many layers as the heads name");
   const auto geometries = arch.geometries();
-  const auto cost = phasesim::kv_cost(geometries);
+  const auto cost = phasesim::niah::kv_cost(geometries);
   check(cost.heads == static_cast<int>(arch.heads.size()), "the KV cost counts every head");
   check(std::isfinite(cost.relative()) && cost.relative() > 0 && cost.relative() <= 1,
         "a KV cost in (0, 1] of full attention");
-  check(phasesim::architecture_json(arch)["heads"].size() == arch.heads.size(),
+  check(phasesim::niah::architecture_json(arch)["heads"].size() == arch.heads.size(),
         "the JSON lists every head");
 }
 
@@ -52,6 +52,6 @@ void check_architecture(const phasesim::Architecture& arch) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = phasesim::fuzz::as_text(data, size);
   phasesim::fuzz::expect_value_or_input_error(
-      [&] { check_architecture(phasesim::parse_architecture(text, "fuzz.toml")); });
+      [&] { check_architecture(phasesim::niah::parse_architecture(text, "fuzz.toml")); });
   return 0;
 }

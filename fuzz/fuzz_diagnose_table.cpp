@@ -6,18 +6,19 @@
 
 namespace {
 
-void check_table(const phasesim::CountTable& table) {
+void check_table(const phasesim::diagnose::CountTable& table) {
   using phasesim::fuzz::check;
-  check(table.size() >= 2 && table.size() <= phasesim::kMaxGroups, "2 to kMaxGroups groups");
+  check(table.size() >= 2 && table.size() <= phasesim::diagnose::kMaxGroups,
+        "2 to kMaxGroups groups");
   for (int r = 0; r < table.size(); ++r) {
     const auto& g = table.groups[r];
     check(g.group == r, "group r at index r");
-    check(g.trials > 0 && g.trials <= phasesim::kMaxTrials, "trials in 1..kMaxTrials");
+    check(g.trials > 0 && g.trials <= phasesim::diagnose::kMaxTrials, "trials in 1..kMaxTrials");
     check(g.successes >= 0 && g.successes <= g.trials, "successes in 0..trials");
   }
   for (int period = 1; period <= table.size(); ++period) {
     if (table.size() % period != 0) continue;
-    const auto pooled = phasesim::pool_by_residue(table.groups, period);
+    const auto pooled = phasesim::stats::pool_by_residue(table.groups, period);
     check(static_cast<int>(pooled.size()) == period, "one pooled count per residue");
   }
 }
@@ -28,6 +29,6 @@ void check_table(const phasesim::CountTable& table) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const phasesim::fuzz::InputFile file(phasesim::fuzz::as_text(data, size), ".table");
   phasesim::fuzz::expect_value_or_input_error(
-      [&] { check_table(phasesim::read_table(file.path())); });
+      [&] { check_table(phasesim::diagnose::read_table(file.path())); });
   return 0;
 }

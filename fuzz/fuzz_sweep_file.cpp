@@ -11,7 +11,7 @@ namespace {
 // Grids larger than this are skipped: how big a sweep may be is the sweep's own check.
 constexpr std::size_t kMaxCells = 4096;
 
-void check_sweep(const phasesim::SweepSpec& spec) {
+void check_sweep(const phasesim::sweep::SweepSpec& spec) {
   using phasesim::fuzz::check;
   check(!spec.command.empty(), "a command");
   std::size_t cells = 1;
@@ -20,12 +20,12 @@ void check_sweep(const phasesim::SweepSpec& spec) {
     cells *= axis.values.size();
     if (cells > kMaxCells) return;
   }
-  const auto grid = phasesim::expand_grid(spec);
+  const auto grid = phasesim::sweep::expand_grid(spec);
   check(grid.size() == cells, "one cell per combination of values");
   for (const auto& cell : grid) {
     check(cell.options.size() == spec.options.size(), "one option per axis in every cell");
     check(cell.id.size() == 16, "a 16-digit id");
-    const auto words = phasesim::cell_arguments(spec, cell);
+    const auto words = phasesim::sweep::cell_arguments(spec, cell);
     check(words.size() == spec.command.size() + spec.options.size(), "one word per option");
   }
 }
@@ -35,6 +35,6 @@ void check_sweep(const phasesim::SweepSpec& spec) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const phasesim::fuzz::InputFile file(phasesim::fuzz::as_text(data, size), ".toml");
   phasesim::fuzz::expect_value_or_input_error(
-      [&] { check_sweep(phasesim::read_sweep_file(file.path())); });
+      [&] { check_sweep(phasesim::sweep::read_sweep_file(file.path())); });
   return 0;
 }

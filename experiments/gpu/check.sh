@@ -75,7 +75,7 @@ cmake --build "$build" -j "$jobs" --target phasesim phasesim_gpu_tests >"$build/
 echo "built in $((SECONDS - t)) s"
 if command -v cuobjdump >/dev/null; then cuobjdump --list-elf --list-ptx "$build/phasesim"; fi
 
-section "GPU tests (tests/gpu_test.cpp)"
+section "GPU tests (tests/engines/gpu_test.cpp)"
 timeout 240 "$build/tests/phasesim_gpu_tests"
 status=$?
 case $status in

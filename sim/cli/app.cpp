@@ -136,11 +136,11 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   // Shared with the actions, which outlive the parser when a sweep or the demo runs them.
-  const auto engines = std::make_shared<const EngineRegistry>(builtin_engines());
-  add_niah_command(*app, action, engines);
-  add_gpu_check_command(*app, action, engines);
-  add_precision_check_command(*app, action, engines);
-  add_compare_command(*app, action, engines);
+  const auto registry = std::make_shared<const engines::EngineRegistry>(engines::builtin_engines());
+  add_niah_command(*app, action, registry);
+  add_gpu_check_command(*app, action, registry);
+  add_precision_check_command(*app, action, registry);
+  add_compare_command(*app, action, registry);
   add_optimize_command(*app, action);
   add_phase_diagram_command(*app, action);
   add_dynamics_command(*app, action);

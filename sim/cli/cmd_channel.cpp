@@ -17,7 +17,7 @@ struct ChannelOptions {
 };
 
 int run_channel(const ChannelOptions& options, std::ostream& out) {
-  const double p = success_probability(options.beta, options.u, options.entries);
+  const double p = channel::success_probability(options.beta, options.u, options.entries);
   const auto m = static_cast<std::int64_t>(options.u.size());
   const double chance = static_cast<double>(m) / static_cast<double>(options.entries);
 
@@ -56,7 +56,7 @@ void add_channel_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    validate_channel_inputs(options->beta, options->u, options->entries);
+    channel::validate_channel_inputs(options->beta, options->u, options->entries);
     action = [options](std::ostream& out) { return run_channel(*options, out); };
   });
 }

@@ -20,7 +20,7 @@ std::string with_error(double value, double se, bool exact) {
   return fixed(value, 4) + (exact ? "" : " ± " + fixed(se, 4));
 }
 
-void print_summary(const std::vector<ArchitectureComparison>& comparison, bool exact,
+void print_summary(const std::vector<compare::ArchitectureComparison>& comparison, bool exact,
                    std::ostream& out) {
   Table table({"architecture", "kv cost", "of full", "mean", "worst", "gap", "worst/mean",
                "mean - first", "worst - first"});
@@ -35,7 +35,8 @@ void print_summary(const std::vector<ArchitectureComparison>& comparison, bool e
   table.print(out);
 }
 
-void print_groups(const std::vector<ArchitectureComparison>& comparison, std::ostream& out) {
+void print_groups(const std::vector<compare::ArchitectureComparison>& comparison,
+                  std::ostream& out) {
   std::vector<std::string> header{"group"};
   for (const auto& c : comparison) header.push_back(c.label);
   Table table(header);
@@ -47,7 +48,7 @@ void print_groups(const std::vector<ArchitectureComparison>& comparison, std::os
   table.print(out);
 }
 
-void print_comparison(const std::vector<ArchitectureComparison>& comparison,
+void print_comparison(const std::vector<compare::ArchitectureComparison>& comparison,
                       const std::string& engine, std::ostream& out) {
   const auto& first = comparison.front().run;
   const auto& m = first.model;
@@ -73,26 +74,31 @@ void print_comparison(const std::vector<ArchitectureComparison>& comparison,
 }  // namespace
 
 void add_compare_command(CLI::App& app, Action& action,
-                         std::shared_ptr<const EngineRegistry> engines) {
+                         std::shared_ptr<const engines::EngineRegistry> registry) {
   auto options = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand(
       "compare", "Architectures on the same needles: KV cost, mean, worst, gap, paired difference");
   cmd->add_option("architectures", options->files,
-                  "Architecture files or presets (" + join(architecture_presets(), ", ") +
+                  "Architecture files or presets (" + join(niah::architecture_presets(), ", ") +
                       "); differences are against the first")
       ->required();
-  add_run_options(*cmd, options->run, *engines);
-  cmd->callback([options, engines, &action] {
-    CompareSpec spec{{}, options->run.given_spec()};
-    for (const auto& file : options->files) spec.architectures.push_back(load_architecture(file));
-    const auto runs = make_compare_runs(spec);
-    const auto& engine = engines->find(options->run.engine);
-    for (const auto& run : runs) engine.check(run.model);
+  add_run_options(*cmd, options->run, *registry);
+  cmd->callback([options, registry, &action] {
+    compare::CompareSpec spec{{}, options->run.given_spec()};
+    for (const auto& file : options->files)
+      spec.architectures.push_back(niah::load_architecture(file));
+    const auto& engine = registry->find(options->run.engine);
     check_threads(options->run.threads);
-    action = [runs, &engine, options](std::ostream& out) {
-      const auto comparison = run_compare(runs, engine, Parallel{options->run.threads});
-      if (wants_table(options->run.json)) print_comparison(comparison, engine.name(), out);
-      write_json(options->run.json, compare_document(comparison, engine));
+    const Parallel parallel{options->run.threads};
+    auto plan = std::make_shared<const compare::ComparePlan>(
+        compare::prepare_compare(spec, engine, parallel.team()));
+    action = [plan, registry, options, parallel](std::ostream& out) {
+      announce_long_run("compare", plan->estimate(), parallel.team(), out);
+      const auto comparison = compare::run_compare(*plan, parallel);
+      if (wants_table(options->run.json)) {
+        print_comparison(comparison, plan->engine().name(), out);
+      }
+      write_json(options->run.json, compare::compare_document(comparison, plan->engine()));
       return kSuccess;
     };
   });

@@ -47,13 +47,13 @@ void print_coverage_table(const std::vector<PhaseCoverage>& phases, std::ostream
 }
 
 // Every head's coverage, the architecture and its KV cost.
-int run_architecture_coverage(const CoverageOptions& options, const Architecture& arch,
+int run_architecture_coverage(const CoverageOptions& options, const niah::Architecture& arch,
                               std::ostream& out) {
   auto doc = new_document("coverage");
   doc["arch"] = options.arch;
-  doc["architecture"] = architecture_json(arch);
-  const auto cost = kv_cost(arch.geometries());
-  doc["kv_cost"] = kv_cost_json(cost);
+  doc["architecture"] = niah::architecture_json(arch);
+  const auto cost = niah::kv_cost(arch.geometries());
+  doc["kv_cost"] = niah::kv_cost_json(cost);
   const bool table = wants_table(options.json);
   if (table) {
     out << "coverage of architecture " << arch.name << " (" << arch.file << "): " << arch.layers
@@ -108,7 +108,7 @@ void add_coverage_command(CLI::App& app, Action& action) {
   cmd->callback([options, &action] {
     if (!options->arch.empty()) {
       // Bounded by the parser: at most 2^26 slots in all, 4 GiB of table (see below).
-      auto arch = load_architecture(options->arch);
+      auto arch = niah::load_architecture(options->arch);
       action = [options, arch](std::ostream& out) {
         return run_architecture_coverage(*options, arch, out);
       };

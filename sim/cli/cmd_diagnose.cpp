@@ -17,12 +17,12 @@ struct DiagnoseOptions {
   int stride = 0;
   std::int64_t context = 0;
   int heads = 0;
-  PeriodOptions period;
+  stats::PeriodOptions period;
   int threads = 0;
   std::string json;
   const CLI::Option *window_given, *stride_given, *context_given, *heads_given;
 
-  DiagnoseSpec given_spec() const {
+  diagnose::DiagnoseSpec given_spec() const {
     auto value = [](const CLI::Option* o, auto v) {
       return o->count() ? std::optional(v) : std::nullopt;
     };
@@ -60,16 +60,17 @@ void add_diagnose_command(CLI::App& app, Action& action) {
       "gates, prompts needed");
   add_options(*cmd, *options);
   cmd->callback([options, &action] {
-    auto table = std::make_shared<const CountTable>(read_table(options->table));
+    auto table = std::make_shared<const diagnose::CountTable>(diagnose::read_table(options->table));
     const auto spec = options->given_spec();
-    resolve_architecture(*table, spec);
-    validate_period_options(spec.period, table->size());
+    diagnose::resolve_architecture(*table, spec);
+    stats::validate_period_options(spec.period, table->size());
     check_threads(options->threads);
     check_json_path(options->json);
     action = [options, table, spec](std::ostream& out) {
-      const auto diagnosis = diagnose(*table, spec, Parallel{options->threads});
+      const auto diagnosis = diagnose::diagnose(*table, spec, Parallel{options->threads});
       if (wants_table(options->json)) print_diagnosis(options->table, *table, diagnosis, out);
-      write_json(options->json, diagnose_document(options->table, *table, spec, diagnosis));
+      write_json(options->json,
+                 diagnose::diagnose_document(options->table, *table, spec, diagnosis));
       return kSuccess;
     };
   });

@@ -21,12 +21,12 @@ struct DiversityOptions {
   ObjectiveOptions channel;
   std::vector<int> train_heads;
   int train_runs = 12;
-  TrainingSettings training;
+  theorems::TrainingSettings training;
   std::string json;
 };
 
 // The blind phases of joint training against the multinomial law, one line per H.
-void print_training(const TrainingStatistics& t, std::ostream& out) {
+void print_training(const theorems::TrainingStatistics& t, std::ostream& out) {
   out << "  H=" << t.heads << ": blind phases " << fixed(t.blind_mean, 3) << " +- "
       << fixed(t.blind_se, 3) << " (multinomial " << fixed(t.blind_predicted, 3) << "; at init "
       << fixed(t.blind_initial_mean, 3) << "), heads on their initial argmax's phase "
@@ -39,24 +39,24 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
   options.t3.put(doc);
   doc["samples"] = options.samples;
   doc["seed"] = options.seed;
-  std::vector<DiversityRow> rows;
+  std::vector<theorems::DiversityRow> rows;
   Json rows_json = Json::array();
   Table table(
       {"N", "L_balanced", "E[L_random]", "gap", "N*gap", "C", "P(all covered)", "E[blind]"});
   for (int n : options.t3.heads) {
-    rows.push_back(diversity_row(m, n));
+    rows.push_back(theorems::diversity_row(m, n));
     const auto& r = rows.back();
-    rows_json.push_back(diversity_row_json(r));
+    rows_json.push_back(theorems::diversity_row_json(r));
     if (options.samples > 0) {
-      rows_json.back().update(sampled_diversity_json(
-          sample_diversity(m, n, options.samples, options.seed, Parallel{})));
+      rows_json.back().update(theorems::sampled_diversity_json(
+          theorems::sample_diversity(m, n, options.samples, options.seed, Parallel{})));
     }
     table.add_row({std::to_string(n), fixed(r.loss_balanced, 8), fixed(r.loss_random, 8),
                    fixed(r.gap, 10), fixed(r.gap_times_n, 6), fixed(r.constant_c, 6),
                    fixed(r.p_all_covered, 6), fixed(r.expected_blind, 4)});
   }
   doc["rows"] = rows_json;
-  const double slope = log_log_slope(rows);  // NaN (one N, or S = 1: no gap): null
+  const double slope = theorems::log_log_slope(rows);  // NaN (one N, or S = 1: no gap): null
   doc["slope"] = slope;
   doc["slope_fit"] = "least squares over all N";
   doc["constant_c"] = m.constant();
@@ -82,9 +82,9 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
       auto settings = options.training;
       settings.heads = h;
       const auto statistics =
-          training_statistics(channel, m, settings, options.train_runs, Parallel{});
+          theorems::training_statistics(channel, m, settings, options.train_runs, Parallel{});
       if (table_out) print_training(statistics, out);
-      training.push_back(training_json(statistics));
+      training.push_back(theorems::training_json(statistics));
     }
     doc["training"] = training;
   }
@@ -101,11 +101,8 @@ void validate(DiversityOptions& options) {
   for (int h : options.train_heads) require_at_least(h, 1, "--train-heads");
   require_at_least(options.train_runs, 1, "--train-runs");
   require_at_least(options.training.steps, 1, "--train-steps");
-  require(std::isfinite(options.training.lr) && options.training.lr > 0,
-          "invalid --lr " + format_number(options.training.lr) + " (must be finite and > 0)");
-  require(std::isfinite(options.training.init_scale) && options.training.init_scale >= 0,
-          "invalid --init-scale " + format_number(options.training.init_scale) +
-              " (must be finite and >= 0)");
+  require_positive(options.training.lr, "--lr");
+  require_non_negative(options.training.init_scale, "--init-scale");
 }
 
 }  // namespace

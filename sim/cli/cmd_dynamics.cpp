@@ -22,20 +22,22 @@ struct DynamicsCommandOptions {
   std::string json;
 };
 
-DynamicsSettings settings(const DynamicsCommandOptions& options, const Objective& objective) {
+theorems::DynamicsSettings settings(const DynamicsCommandOptions& options,
+                                    const theorems::Objective& objective) {
   auto settings = options.dynamics.settings();
   settings.reweight_at = options.reweight_at;
   if (options.reweight_at >= 0) {
-    settings.reweight = normalized_phase_weights(options.weights, objective.geometry.stride);
+    settings.reweight =
+        theorems::normalized_phase_weights(options.weights, objective.geometry.stride);
   }
   settings.record_every = options.record_every;
   return settings;
 }
 
-void print_trajectory(const DynamicsRun& run, std::ostream& out) {
+void print_trajectory(const theorems::DynamicsRun& run, std::ostream& out) {
   Table table({"step", "J", "max_weight", "argmax", "gate"});
   for (const auto& p : run.trajectory) {
-    const auto s = summarize_gate(p.gate);
+    const auto s = theorems::summarize_gate(p.gate);
     std::string gate;
     for (double g : p.gate) gate += (gate.empty() ? "" : " ") + fixed(g, 4);
     table.add_row({std::to_string(p.step), fixed(p.objective, 6), fixed(s.max_weight, 4),
@@ -44,7 +46,7 @@ void print_trajectory(const DynamicsRun& run, std::ostream& out) {
   table.print(out);
 }
 
-void print_runs(const std::vector<BatchRun>& runs, std::ostream& out) {
+void print_runs(const std::vector<theorems::BatchRun>& runs, std::ostream& out) {
   Table table({"init", "content_seed", "init_argmax", "final_argmax", "final_max_weight", "J"});
   for (const auto& run : runs) {
     table.add_row({run.spec.init, std::to_string(run.spec.content_seed),
@@ -59,7 +61,8 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
   const auto objective = options.objective.objective();
   const auto specs = options.dynamics.runs(objective.geometry.window);
   const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "dynamics", out);
-  const auto batch = run_dynamics_batch(objective, specs, settings(options, objective), parallel);
+  const auto batch =
+      theorems::run_dynamics_batch(objective, specs, settings(options, objective), parallel);
 
   auto doc = new_document("dynamics");
   put_objective(doc, options.objective);
@@ -67,7 +70,7 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
   doc["reweight_at"] = options.reweight_at;
   doc["weights"] = options.weights;
   doc["record_every"] = options.record_every;
-  doc.update(dynamics_batch_json(batch));
+  doc.update(theorems::dynamics_batch_json(batch));
 
   if (wants_table(options.json)) {
     out << "dynamics, W=" << objective.geometry.window << " S=" << objective.geometry.stride
@@ -102,7 +105,7 @@ void validate(const DynamicsCommandOptions& options) {
   require(options.reweight_at >= 0 || options.weights.empty(),
           "invalid --weights (they apply from --reweight-at T; give T)");
   if (!options.weights.empty())
-    normalized_phase_weights(options.weights, objective.geometry.stride);
+    theorems::normalized_phase_weights(options.weights, objective.geometry.stride);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ namespace phasesim::cli {
 namespace {
 
 // A small full-vector run: two random heads, d = 64, L = 4096, 8 groups x 64 prompts.
-NiahSpec small_run() {
-  NiahSpec s;
+niah::NiahSpec small_run() {
+  niah::NiahSpec s;
   s.gates = "random:1";
   s.heads = 2;
   s.dim = 64;
@@ -23,9 +23,9 @@ NiahSpec small_run() {
 }  // namespace
 
 void add_gpu_check_command(CLI::App& app, Action& action,
-                           std::shared_ptr<const EngineRegistry> engines) {
+                           std::shared_ptr<const engines::EngineRegistry> registry) {
   add_parity_command(
-      app, action, std::move(engines),
+      app, action, std::move(registry),
       {"gpu-check",
        "The gpu engine against the CPU full engine, draw for draw, with the throughput of each "
        "(exit status 4 when they differ away from near-ties)",
@@ -34,11 +34,12 @@ void add_gpu_check_command(CLI::App& app, Action& action,
        "gpu",
        {"cpu full", "gpu"},
        [] {
-         const auto reason = gpu_unavailable_reason();
+         const auto reason = engines::gpu_unavailable_reason();
          require(reason.empty(), reason);
        },
        [] {
-         return ParityLabels{"gpu-check", "cpu", "gpu", "device", gpu_device_name()};
+         return engines::ParityLabels{"gpu-check", "cpu", "gpu", "device",
+                                      engines::gpu_device_name()};
        }});
 }
 

@@ -14,12 +14,13 @@ namespace {
 
 struct OptimizeOptions {
   ObjectiveOptions objective;
-  OptimizeSettings search;
+  theorems::OptimizeSettings search;
   bool progress = false;
   std::string json;
 };
 
-void print_optimum(const Objective& objective, const GateOptimum& best, std::ostream& out) {
+void print_optimum(const theorems::Objective& objective, const theorems::GateOptimum& best,
+                   std::ostream& out) {
   Table gate({"slot", "phase", "weight"});
   for (std::size_t s = 0; s < best.gate.size(); ++s) {
     gate.add_row({std::to_string(s),
@@ -42,13 +43,13 @@ void print_optimum(const Objective& objective, const GateOptimum& best, std::ost
 
 int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  announce_long_run("optimize", optimize_estimate(objective, options.search), Parallel{}.team(),
-                    out);
-  const auto ascents = optimize_ascents(objective, options.search);
+  announce_long_run("optimize", theorems::optimize_estimate(objective, options.search),
+                    Parallel{}.team(), out);
+  const auto ascents = theorems::optimize_ascents(objective, options.search);
   const auto best =
-      optimize_gate(objective, options.search,
-                    with_progress({}, options.progress, static_cast<std::size_t>(ascents),
-                                  "ascents", "optimize", out));
+      theorems::optimize_gate(objective, options.search,
+                              with_progress({}, options.progress, static_cast<std::size_t>(ascents),
+                                            "ascents", "optimize", out));
 
   auto doc = new_document("optimize");
   put_objective(doc, options.objective);
@@ -63,10 +64,10 @@ int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   doc["entropy"] = best.summary.entropy;
   doc["k_effective"] = best.summary.k_effective;
   doc["k_star_predicted"] = best.k_star_predicted;
-  if (objective.model == RetentionModel::normalized) {
-    doc["max_weight_first_order"] = vertex_perturbation(objective).max_weight;
+  if (objective.model == theorems::RetentionModel::normalized) {
+    doc["max_weight_first_order"] = theorems::vertex_perturbation(objective).max_weight;
   }
-  doc["equal_split_values"] = equal_split_law(objective).value;
+  doc["equal_split_values"] = theorems::equal_split_law(objective).value;
   doc["best_start"] = best.best_start;
   doc["starts"] = best.starts;
   doc["iterations"] = best.iterations;
@@ -97,7 +98,8 @@ void add_optimize_command(CLI::App& app, Action& action) {
     const auto objective = options->objective.objective();
     options->search.validate();
     check_work("--window " + std::to_string(objective.geometry.window) + " with " +
-                   std::to_string(optimize_ascents(objective, options->search)) + " ascents",
+                   std::to_string(theorems::optimize_ascents(objective, options->search)) +
+                   " ascents",
                optimize_estimate(objective, options->search), Parallel{}.team());
     action = [options](std::ostream& out) { return run_optimize(*options, out); };
   });

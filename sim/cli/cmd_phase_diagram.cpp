@@ -13,8 +13,8 @@ namespace phasesim::cli {
 namespace {
 
 // Every cell also starts from the equal splits and the previous beta's optimum.
-OptimizeSettings fewer_restarts() {
-  OptimizeSettings settings;
+theorems::OptimizeSettings fewer_restarts() {
+  theorems::OptimizeSettings settings;
   settings.restarts = 2;
   return settings;
 }
@@ -23,14 +23,14 @@ struct PhaseDiagramOptions {
   ObjectiveOptions objective;
   std::string betas = "4:12:1";
   std::vector<std::int64_t> entries{1024, 32768, 1000000};
-  OptimizeSettings search = fewer_restarts();
+  theorems::OptimizeSettings search = fewer_restarts();
   std::string json;
 };
 
 struct Cell {
   double beta;
   std::int64_t entries;
-  GateOptimum optimum;
+  theorems::GateOptimum optimum;
 };
 
 // Sweeps beta upwards for one N, each optimization warm-started from the previous one.
@@ -42,7 +42,7 @@ std::vector<Cell> sweep(const PhaseDiagramOptions& options, const std::vector<do
   std::vector<Cell> cells;
   for (double beta : betas) {
     objective.beta = beta;
-    cells.push_back({beta, entries, optimize_gate(objective, search)});
+    cells.push_back({beta, entries, theorems::optimize_gate(objective, search)});
     search.warm_starts = {cells.back().optimum.logits};
   }
   return cells;
@@ -70,7 +70,7 @@ int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
   Json rows = Json::array(), stars = Json::array();
   Table table({"N", "beta", "k_optimal", "k*_law", "max_weight", "J", "one-hot J"});
   for (auto entries : options.entries) {
-    const double star = critical_beta(entries);
+    const double star = theorems::critical_beta(entries);
     stars.push_back({{"entries", entries}, {"beta_star", star}});
     for (const auto& c : sweep(options, betas, entries)) {
       rows.push_back(cell_json(c));

@@ -10,8 +10,8 @@ namespace {
 
 // The protocol at a shorter context, so that the double path stays quick: W = 8,
 // S = 4, uniform gate, d = 64, query noise 1.47, L = 8192, 8 groups x 64 prompts.
-NiahSpec protocol() {
-  NiahSpec s;
+niah::NiahSpec protocol() {
+  niah::NiahSpec s;
   s.gates = "uniform";
   s.heads = 1;
   s.dim = 64;
@@ -24,9 +24,9 @@ NiahSpec protocol() {
 }  // namespace
 
 void add_precision_check_command(CLI::App& app, Action& action,
-                                 std::shared_ptr<const EngineRegistry> engines) {
+                                 std::shared_ptr<const engines::EngineRegistry> registry) {
   add_parity_command(
-      app, action, std::move(engines),
+      app, action, std::move(registry),
       {"precision-check",
        "The float full engine against full-double on the same trials: differing argmaxes with "
        "their top-two gaps (exit status 4 when one differs away from a near-tie)",
@@ -36,7 +36,7 @@ void add_precision_check_command(CLI::App& app, Action& action,
        {"full-double", "full"},
        [] {},
        [] {
-         return ParityLabels{"precision-check", "double", "float", "simd", simd_target()};
+         return engines::ParityLabels{"precision-check", "double", "float", "simd", simd_target()};
        }});
 }
 

@@ -33,7 +33,7 @@ struct SweepOptions {
 
 // A cell runs like a phasesim command line whose table goes nowhere: it writes only its
 // JSON. Its exit status is dropped: a theorem cell's verdict (exit 3) is in its JSON.
-CellTask parse_cell(const std::vector<std::string>& words) {
+sweep::CellTask parse_cell(const std::vector<std::string>& words) {
   try {
     auto action = parse_arguments(words);
     return [action] {
@@ -59,18 +59,19 @@ std::function<void(std::size_t, std::size_t)> checking_progress() {
   };
 }
 
-int run_sweep_command(const SweepOptions& options, const SweepPlan& plan, std::ostream& out) {
+int run_sweep_command(const SweepOptions& options, const sweep::SweepPlan& plan,
+                      std::ostream& out) {
   on_interrupt("phasesim sweep: interrupted; the finished cells are in " +
                (plan.dir / "cells").string() + "; continue with: phasesim sweep " + options.file +
                " --out " + options.out + " --resume");
-  const auto pending = prepare_sweep_dir(plan, options.resume);
+  const auto pending = sweep::prepare_sweep_dir(plan, options.resume);
   const auto resumed = plan.cells.size() - pending.size();
   Progress progress(std::cerr, plan.cells.size(), resumed, ::isatty(STDERR_FILENO) == 1);
   Parallel parallel{options.threads};
   // In an MPI job rank 0 shows the job's progress, when its own cells finish and at the end.
   const auto report = [&](std::int64_t ran) { progress.finished(static_cast<std::size_t>(ran)); };
   if (job_rank().root()) parallel.progress = report;
-  const auto results = run_sweep(plan, pending, parallel);
+  const auto results = sweep::run_sweep(plan, pending, parallel);
   if (job_rank().root()) report(static_cast<std::int64_t>(pending.size()));
   out << "sweep of '" << plan.spec.command.front() << "': " << plan.cells.size() << " cells ("
       << pending.size() << " run, " << resumed << " resumed)\nresults: " << results.string()
@@ -91,9 +92,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", options->threads, "Cells run at once (default: all cores)");
   cmd->callback([options, &action] {
     check_threads(options->threads);
-    auto plan = std::make_shared<SweepPlan>(plan_sweep(
+    auto plan = std::make_shared<sweep::SweepPlan>(sweep::plan_sweep(
         options->file, options->out, {parse_cell, command_has_option, checking_progress()}));
-    check_sweep_dir(*plan, options->resume);
+    sweep::check_sweep_dir(*plan, options->resume);
     action = [options, plan](std::ostream& out) { return run_sweep_command(*options, *plan, out); };
   });
 }

@@ -15,7 +15,7 @@ namespace {
 // Every theorem document ends with the check's results and verdict; the table shows them.
 template <typename Check>
 int finish(Json& doc, const Check& check, const std::string& json, std::ostream& out) {
-  doc.update(check_json(check));
+  doc.update(theorems::check_json(check));
   const auto& v = check.verdict;
   if (wants_table(json)) print_verdict(v, out);
   write_json(json, doc);
@@ -24,13 +24,13 @@ int finish(Json& doc, const Check& check, const std::string& json, std::ostream&
 
 struct ConcentrationOptions {
   ObjectiveOptions objective;
-  ConcentrationCheckSettings check;
+  theorems::ConcentrationCheckSettings check;
   std::string json;
 };
 
 int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const auto check = check_concentration(objective, options.check, Parallel{});
+  const auto check = theorems::check_concentration(objective, options.check, Parallel{});
   auto doc = new_document("theorem concentration");
   put_objective(doc, options.objective);
   doc["weights"] = objective.weights();
@@ -53,10 +53,10 @@ struct LockinOptions {
 
 int run_lockin(const LockinOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const LockinSettings settings{options.dynamics.settings(), options.reweight_steps};
+  const theorems::LockinSettings settings{options.dynamics.settings(), options.reweight_steps};
   const auto specs = options.dynamics.runs(objective.geometry.window);
   const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "lockin", out);
-  const auto check = check_lockin(objective, settings, specs, parallel);
+  const auto check = theorems::check_lockin(objective, settings, specs, parallel);
   auto doc = new_document("theorem lockin");
   put_objective(doc, options.objective);
   put_dynamics(doc, options.dynamics);
@@ -66,12 +66,12 @@ int run_lockin(const LockinOptions& options, std::ostream& out) {
 
 struct DiversityTheoremOptions {
   DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {64, 128, 256, 512, 1024}};
-  DiversityCheckSettings check;
+  theorems::DiversityCheckSettings check;
   std::string json;
 };
 
 int run_diversity_theorem(const DiversityTheoremOptions& options, std::ostream& out) {
-  const auto check = check_diversity(options.t3.model, options.t3.heads, options.check);
+  const auto check = theorems::check_diversity(options.t3.model, options.t3.heads, options.check);
   auto doc = new_document("theorem diversity");
   options.t3.put(doc);
   doc["tolerance"] = options.check.tolerance;
@@ -110,7 +110,8 @@ void add_lockin(CLI::App& theorem, Action& action) {
     const auto objective = options->objective.objective();
     validate_dynamics_options(options->dynamics, objective);
     require_at_least(options->reweight_steps, 0, "--reweight-steps");
-    validate_lockin(objective.geometry, {options->dynamics.settings(), options->reweight_steps});
+    theorems::validate_lockin(objective.geometry,
+                              {options->dynamics.settings(), options->reweight_steps});
     action = [options](std::ostream& out) { return run_lockin(*options, out); };
   });
 }

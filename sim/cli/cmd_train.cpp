@@ -15,7 +15,7 @@ namespace phasesim::cli {
 namespace {
 
 struct TrainOptions {
-  LabSpec spec;
+  training::LabSpec spec;
   double init_lambda = 0;
   const CLI::Option* init_lambda_given = nullptr;
   int threads = 0;
@@ -24,7 +24,7 @@ struct TrainOptions {
   std::string save_gates;
 };
 
-int run_train(const LabSpec& spec, const TrainOptions& o, std::ostream& out) {
+int run_train(const training::LabSpec& spec, const TrainOptions& o, std::ostream& out) {
   const bool table = wants_table(o.json);
   auto& log = table ? out : std::cerr;  // stdout holds the JSON with --json -
   const bool terminal = ::isatty(table ? STDOUT_FILENO : STDERR_FILENO) == 1;
@@ -32,18 +32,22 @@ int run_train(const LabSpec& spec, const TrainOptions& o, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   // In an MPI job every rank trains the same layer (the batch loop stays on each rank), and
   // rank 0 alone logs it, as it alone prints and writes.
-  LabProgressCallback log_lines;
+  training::LabProgressCallback log_lines;
   if (job_rank().root()) log_lines = TrainingLog(log, o.progress || terminal);
-  const auto result = run_lab(spec, Parallel{o.threads}, log_lines);
+  const auto result = training::run_lab(spec, Parallel{o.threads}, log_lines);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   if (table) print_lab_result(spec, result, elapsed.count(), out);
-  if (!o.save_gates.empty()) write_json(o.save_gates, gates_document(spec, result.training.final));
-  write_json(o.json, lab_document(spec, result));
+  if (!o.save_gates.empty())
+    write_json(o.save_gates, training::gates_document(spec, result.training.final));
+  write_json(o.json, training::lab_document(spec, result));
   return kSuccess;
 }
 
-void add_model_options(CLI::App& cmd, LayerModel& m) {
+void add_model_options(CLI::App& cmd, training::LayerModel& m) {
   add_geometry_options(cmd, m.geometry);
+  cmd.add_option("--offset", m.geometry.offset,
+                 "Entry boundaries shifted by O tokens (0 <= O < S), for every head")
+      ->capture_default_str();
   cmd.add_option("--heads", m.heads, "Heads H")->capture_default_str();
   cmd.add_option("--dim", m.dim, "Embedding dimension d")->capture_default_str();
   cmd.add_option("--context,-L", m.context, "Context length L in tokens")->capture_default_str();

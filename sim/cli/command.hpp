@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace phasesim {
+namespace phasesim::engines {
 class EngineRegistry;
 }
 
@@ -31,16 +31,17 @@ using Action = std::function<int(std::ostream& out)>;
 
 void add_coverage_command(CLI::App& app, Action& action);
 void add_channel_command(CLI::App& app, Action& action);
-void add_niah_command(CLI::App& app, Action& action, std::shared_ptr<const EngineRegistry> engines);
+void add_niah_command(CLI::App& app, Action& action,
+                      std::shared_ptr<const engines::EngineRegistry> registry);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
 void add_diagnose_command(CLI::App& app, Action& action);
 void add_gpu_check_command(CLI::App& app, Action& action,
-                           std::shared_ptr<const EngineRegistry> engines);
+                           std::shared_ptr<const engines::EngineRegistry> registry);
 void add_precision_check_command(CLI::App& app, Action& action,
-                                 std::shared_ptr<const EngineRegistry> engines);
+                                 std::shared_ptr<const engines::EngineRegistry> registry);
 void add_compare_command(CLI::App& app, Action& action,
-                         std::shared_ptr<const EngineRegistry> engines);
+                         std::shared_ptr<const engines::EngineRegistry> registry);
 // Theorems (theory/THEORY.md).
 void add_optimize_command(CLI::App& app, Action& action);
 void add_phase_diagram_command(CLI::App& app, Action& action);

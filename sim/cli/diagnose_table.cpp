@@ -23,15 +23,18 @@ std::string interval(double low, double high, int digits = 4) {
 }
 
 std::string value_source(const std::string& name, const std::string& value,
-                         const std::string& source) {
-  return name + value + (source == "given" ? "" : " (" + source + ")");
+                         diagnose::Source source) {
+  return name + value +
+         (source == diagnose::Source::given
+              ? ""
+              : " (" + std::string(diagnose::source_name(source)) + ")");
 }
 
-void print_header(const std::string& path, const CountTable& table, const Diagnosis& d,
-                  std::ostream& out) {
+void print_header(const std::string& path, const diagnose::CountTable& table,
+                  const diagnose::Diagnosis& d, std::ostream& out) {
   const auto& a = d.architecture;
-  out << "diagnose: " << path << " (" << table.format << ", " << table.size() << " groups, "
-      << table.trials() << " trials); "
+  out << "diagnose: " << path << " (" << diagnose::format_name(table.format) << ", " << table.size()
+      << " groups, " << table.trials() << " trials); "
       << value_source("W=", a.window ? std::to_string(*a.window) : "?", a.window_source) << " "
       << value_source("S=", a.stride ? std::to_string(*a.stride) : "?", a.stride_source) << ", "
       << value_source("context ", std::to_string(a.context), a.context_source) << ", "
@@ -41,7 +44,8 @@ void print_header(const std::string& path, const CountTable& table, const Diagno
       << d.period.options.seed << "\n";
 }
 
-void print_period(const CountTable& table, const Diagnosis& d, std::ostream& out) {
+void print_period(const diagnose::CountTable& table, const diagnose::Diagnosis& d,
+                  std::ostream& out) {
   out << "\nIs there a period? Likelihood-ratio tests of 'accuracy depends on the group mod P' "
          "against flat\n";
   Table t({"P", "statistic", "df", "p exact", "p Holm", "p chi2", "lack of fit p Holm"});
@@ -51,7 +55,7 @@ void print_period(const CountTable& table, const Diagnosis& d, std::ostream& out
                c.period == table.size() ? "-" : p_text(c.lack_of_fit_holm)});
   }
   t.print(out);
-  out << period_verdict(d.period);
+  out << stats::period_verdict(d.period);
   if (d.architecture.stride) {
     const int predicted = std::gcd(table.size(), *d.architecture.stride);
     out << "; over " << table.size() << " groups the stride predicts "
@@ -60,13 +64,14 @@ void print_period(const CountTable& table, const Diagnosis& d, std::ostream& out
   out << "\n";
 }
 
-void print_phases(const Diagnosis& d, std::ostream& out) {
+void print_phases(const diagnose::Diagnosis& d, std::ostream& out) {
   const auto& p = d.profile;
   out << "\nWhich phases are covered? " << d.phases << (d.phases == 1 ? " phase" : " phases")
-      << (d.phases_from == "flat"
+      << (d.phases_from == diagnose::PhasesFrom::flat
               ? " (no period: every group pooled)"
               : " (groups pooled by residue mod " + std::to_string(d.phases) +
-                    (d.phases_from == "stride" ? ", from the stride)" : ", the detected period)"))
+                    (d.phases_from == diagnose::PhasesFrom::stride ? ", from the stride)"
+                                                                   : ", the detected period)"))
       << "\n";
   Table t({"phase", "groups", "accuracy", "95% interval", "chance", "status"});
   for (const auto& phase : p.phases) {
@@ -83,10 +88,12 @@ void print_phases(const Diagnosis& d, std::ostream& out) {
       << fixed(p.gap, 4) << "; " << p.blind << " of " << d.phases << " blind\n";
 }
 
-void print_fit(const LabelledFit& labelled, const Diagnosis& d, std::ostream& out) {
+void print_fit(const diagnose::LabelledFit& labelled, const diagnose::Diagnosis& d,
+               std::ostream& out) {
   const auto& f = labelled.fit;
-  out << "\nWhat model produces it? Fit: " << (f.model == "one-head" ? "one head, " : "")
-      << labelled.assumption << ", N = " << d.entries << " entries\n";
+  out << "\nWhat model produces it? Fit: "
+      << (f.model == diagnose::FitModel::one_head ? "one head, " : "")
+      << diagnose::assumption_name(labelled.assumption) << ", N = " << d.entries << " entries\n";
   if (f.beta_high) {
     out << "beta " << fixed(f.beta, 3) << " [" << fixed(f.beta_low, 3) << ", "
         << fixed(*f.beta_high, 3) << "]";
@@ -99,7 +106,7 @@ void print_fit(const LabelledFit& labelled, const Diagnosis& d, std::ostream& ou
         << (*f.deviance_p < 0.05 ? ", the model does not fit: read its numbers as rough)" : ")");
   }
   out << "\n";
-  const bool heads = f.model != "one-head";
+  const bool heads = f.model != diagnose::FitModel::one_head;
   Table t(
       heads ? std::vector<std::string>{"phase", "fitted", "heads", "heads range"}
             : std::vector<std::string>{"phase", "fitted", "weight u", "95% interval", "coverage"});
@@ -115,9 +122,9 @@ void print_fit(const LabelledFit& labelled, const Diagnosis& d, std::ostream& ou
   t.print(out);
 }
 
-void print_power(const Diagnosis& d, std::ostream& out) {
+void print_power(const diagnose::Diagnosis& d, std::ostream& out) {
   const auto& p = d.power;
-  auto prompts = [](const PowerTarget& t) {
+  auto prompts = [](const diagnose::PowerTarget& t) {
     return t.prompts ? std::to_string(*t.prompts) : std::string("no finite number (flat)");
   };
   out << "\nHow many prompts would settle it? Per group, for 80% power at 5% with the "
@@ -129,8 +136,8 @@ void print_power(const Diagnosis& d, std::ostream& out) {
 
 }  // namespace
 
-void print_diagnosis(const std::string& table_path, const CountTable& table,
-                     const Diagnosis& diagnosis, std::ostream& out) {
+void print_diagnosis(const std::string& table_path, const diagnose::CountTable& table,
+                     const diagnose::Diagnosis& diagnosis, std::ostream& out) {
   print_header(table_path, table, diagnosis, out);
   print_period(table, diagnosis, out);
   print_phases(diagnosis, out);

@@ -8,7 +8,7 @@
 
 namespace phasesim::cli {
 
-void print_diagnosis(const std::string& table_path, const CountTable& table,
-                     const Diagnosis& diagnosis, std::ostream& out);
+void print_diagnosis(const std::string& table_path, const diagnose::CountTable& table,
+                     const diagnose::Diagnosis& diagnosis, std::ostream& out);
 
 }  // namespace phasesim::cli

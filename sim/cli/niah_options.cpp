@@ -4,14 +4,14 @@
 
 namespace phasesim::cli {
 
-NiahSpec RunOptions::given_spec() const {
+niah::NiahSpec RunOptions::given_spec() const {
   auto s = spec;
   if (beta_given->count()) s.beta = beta;
   if (dim_given->count()) s.dim = dim;
   return s;
 }
 
-void add_run_options(CLI::App& cmd, RunOptions& o, const EngineRegistry& engines) {
+void add_run_options(CLI::App& cmd, RunOptions& o, const engines::EngineRegistry& registry) {
   auto& s = o.spec;
   o.beta_given = cmd.add_option("--beta", o.beta, "Standardized channel: signal strength beta")
                      ->capture_default_str();
@@ -26,7 +26,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, const EngineRegistry& engines
       ->capture_default_str();
   cmd.add_option("--prompts,-P", s.prompts, "Prompts (trials) per group")->capture_default_str();
   cmd.add_option("--combine", s.combine, "Combine heads: any or vote:K")->capture_default_str();
-  cmd.add_option("--engine", o.engine, join(engines.names(), ", "))->capture_default_str();
+  cmd.add_option("--engine", o.engine, join(registry.names(), ", "))->capture_default_str();
   cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
   add_threads_option(cmd, o.threads);
   add_json_option(cmd, o.json);

@@ -10,7 +10,7 @@
 namespace phasesim::cli {
 
 struct RunOptions {
-  NiahSpec spec;  ///< what CLI11 fills directly
+  niah::NiahSpec spec;  ///< what CLI11 fills directly
   double beta = 4.5;
   int dim = 0;
   int threads = 0;
@@ -20,9 +20,10 @@ struct RunOptions {
   const CLI::Option* dim_given = nullptr;
 
   /// The spec with --beta and --dim set only where the user gave them.
-  NiahSpec given_spec() const;
+  niah::NiahSpec given_spec() const;
 };
 
-void add_run_options(CLI::App& command, RunOptions& options, const EngineRegistry& engines);
+void add_run_options(CLI::App& command, RunOptions& options,
+                     const engines::EngineRegistry& registry);
 
 }  // namespace phasesim::cli

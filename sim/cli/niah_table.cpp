@@ -17,7 +17,7 @@ std::string bar(double accuracy) {
 }
 
 // "8 heads (random:1:10, ...)" for the shorthand; the architecture's name, file and layers.
-void print_heads(const NiahRun& run, std::ostream& out) {
+void print_heads(const niah::NiahRun& run, std::ostream& out) {
   const auto& m = run.model;
   const auto heads = std::to_string(m.heads()) + (m.heads() == 1 ? " head" : " heads");
   if (run.architecture) {
@@ -31,7 +31,7 @@ void print_heads(const NiahRun& run, std::ostream& out) {
 }
 
 // "32768 entries", or "16384 to 18724 entries" when the heads' entry counts differ.
-std::string entries_text(const NiahModel& m) {
+std::string entries_text(const niah::NiahModel& m) {
   std::int64_t least = m.entries(0);
   std::int64_t most = least;
   for (int h = 1; h < m.heads(); ++h) {
@@ -41,7 +41,7 @@ std::string entries_text(const NiahModel& m) {
   return std::to_string(least) + (most > least ? " to " + std::to_string(most) : "") + " entries";
 }
 
-void print_header(const NiahRun& run, const std::string& engine, std::ostream& out) {
+void print_header(const niah::NiahRun& run, const std::string& engine, std::ostream& out) {
   const auto& m = run.model;
   out << "niah: ";
   print_heads(run, out);
@@ -56,7 +56,7 @@ void print_header(const NiahRun& run, const std::string& engine, std::ostream& o
       << ", engine " << engine << ", seed " << m.seed << "\n";
 }
 
-void print_groups(const NiahResult& result, std::ostream& out) {
+void print_groups(const niah::NiahResult& result, std::ostream& out) {
   const bool exact = !result.summary.trials;
   out << "group  accuracy" << (exact ? "  (exact)" : "     ± se  95% Wilson CI") << "\n";
   for (const auto& g : result.groups) {
@@ -70,7 +70,8 @@ void print_groups(const NiahResult& result, std::ostream& out) {
   }
 }
 
-void print_summary(const NiahRun& run, const NiahSummary& s, double seconds, std::ostream& out) {
+void print_summary(const niah::NiahRun& run, const niah::NiahSummary& s, double seconds,
+                   std::ostream& out) {
   auto error = [&](double se) { return s.trials ? " ± " + fixed(se, 4) : std::string(); };
   out << "mean " << fixed(s.mean, 4) << error(s.mean_std_error) << ", best " << fixed(s.best, 4)
       << " (group " << s.best_group << "), worst " << fixed(s.worst, 4) << " (group "
@@ -83,13 +84,13 @@ void print_summary(const NiahRun& run, const NiahSummary& s, double seconds, std
     out << "exact (no trials)";
   }
   out << ", " << fixed(seconds, 2) << " s\n";
-  const auto cost = kv_cost(run.model.geometries);
+  const auto cost = niah::kv_cost(run.model.geometries);
   out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
       << fixed(cost.relative(), 4) << " of full attention (" << cost.heads
       << (cost.heads == 1 ? " head)\n" : " heads)\n");
 }
 
-void print_knockout(const NiahRun& run, const NiahResult& result, std::ostream& out) {
+void print_knockout(const niah::NiahRun& run, const niah::NiahResult& result, std::ostream& out) {
   const auto& k = *result.knockout;
   out << "\nknockout of head " << k.head;
   if (run.architecture) {
@@ -110,8 +111,8 @@ void print_knockout(const NiahRun& run, const NiahResult& result, std::ostream& 
 
 }  // namespace
 
-void print_niah_table(const NiahRun& run, const std::string& engine, const NiahResult& result,
-                      double seconds, std::ostream& out) {
+void print_niah_table(const niah::NiahRun& run, const std::string& engine,
+                      const niah::NiahResult& result, double seconds, std::ostream& out) {
   print_header(run, engine, out);
   print_groups(result, out);
   print_summary(run, result.summary, seconds, out);

@@ -8,7 +8,7 @@
 
 namespace phasesim::cli {
 
-void print_niah_table(const NiahRun& run, const std::string& engine, const NiahResult& result,
-                      double seconds, std::ostream& out);
+void print_niah_table(const niah::NiahRun& run, const std::string& engine,
+                      const niah::NiahResult& result, double seconds, std::ostream& out);
 
 }  // namespace phasesim::cli

@@ -34,7 +34,7 @@ void add_arch_option(CLI::App& command, std::string& path,
       "--arch", path,
       "Architecture: a TOML file of layers of heads (window, stride, offset, gate per head) or "
       "a preset (" +
-          join(architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
+          join(niah::architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
   for (const auto& name : shorthand) option->excludes(name);
 }
 

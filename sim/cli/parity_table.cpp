@@ -19,7 +19,8 @@ std::string scientific(double value) {
   return text.str();
 }
 
-void print_header(const NiahRun& run, const ParityLabels& labels, std::ostream& out) {
+void print_header(const niah::NiahRun& run, const engines::ParityLabels& labels,
+                  std::ostream& out) {
   const auto& m = run.model;
   out << labels.command << ": W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", "
       << m.heads() << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
@@ -33,7 +34,8 @@ void print_header(const NiahRun& run, const ParityLabels& labels, std::ostream& 
   out << labels.machine << ": " << labels.where << "\n\n";
 }
 
-void print_differences(const ArgmaxComparison& c, const ParityTitles& titles, std::ostream& out) {
+void print_differences(const engines::ArgmaxComparison& c, const ParityTitles& titles,
+                       std::ostream& out) {
   if (c.differing.empty()) return;
   Table table({"trial", "head", titles.reference + " entry", "gap", titles.candidate + " entry",
                "gap", "outcome", "near tie"});
@@ -49,10 +51,10 @@ void print_differences(const ArgmaxComparison& c, const ParityTitles& titles, st
     out << "(" << c.differing.size() - kListedDifferences << " more in the JSON)\n";
   }
   out << "(gap: top logit minus runner-up; differences are allowed only at near-ties, both gaps "
-      << "<= " << scientific(kNearTie) << ")\n\n";
+      << "<= " << scientific(engines::kNearTie) << ")\n\n";
 }
 
-void print_report(const ParityCheck& check, const ParityTitles& titles, int threads,
+void print_report(const engines::ParityCheck& check, const ParityTitles& titles, int threads,
                   std::ostream& out) {
   Table groups({"group", titles.reference, titles.candidate});
   for (std::size_t r = 0; r < check.reference.groups.size(); ++r) {
@@ -87,7 +89,7 @@ void print_report(const ParityCheck& check, const ParityTitles& titles, int thre
   out << "(" << titles.candidate << ": the second of two runs, end to end)\n\n";
   if (c.parity()) {
     out << "parity: yes (entries differ only at near-ties, logits within "
-        << scientific(kParityLogitTolerance) << ")\n";
+        << scientific(engines::kParityLogitTolerance) << ")\n";
   } else {
     out << "parity: NO (" << c.not_near_ties() << " argmax entries differ away from a near-tie, "
         << "largest logit difference " << scientific(c.max_logit_difference) << ", "
@@ -97,7 +99,7 @@ void print_report(const ParityCheck& check, const ParityTitles& titles, int thre
 }
 
 struct ParityOptions {
-  NiahSpec spec;
+  niah::NiahSpec spec;
   int threads = 0;
   std::string json;
 };
@@ -120,41 +122,41 @@ void add_parity_options(CLI::App& cmd, ParityOptions& o) {
   add_json_option(cmd, o.json);
 }
 
-int run_parity(const ParityOptions& o, const NiahRun& run, const EngineRegistry& engines,
-               const ParityCommand& c, std::ostream& out) {
+// The two engines' plans: the reference's, then the candidate's.
+using ParityPlans = std::pair<engines::NiahPlan, engines::NiahPlan>;
+
+int run_parity(const ParityOptions& o, const ParityPlans& plans, const ParityCommand& c,
+               std::ostream& out) {
   const Parallel parallel{o.threads};
+  const auto& run = plans.first.run();
   const auto labels = c.labels();
-  const auto check =
-      check_parity(run, engines.find(c.reference), engines.find(c.candidate), parallel);
+  const auto check = engines::check_parity(plans.first, plans.second, parallel);
   if (wants_table(o.json)) {
     print_header(run, labels, out);
     print_report(check, c.titles, parallel.team(), out);
   }
-  write_json(o.json, parity_document(run, o.spec.gates, parallel, labels, check));
+  write_json(o.json, engines::parity_document(run, o.spec.gates, parallel, labels, check));
   return check.comparison.parity() ? kSuccess : kParityFailed;
 }
 
 }  // namespace
 
 void add_parity_command(CLI::App& app, Action& action,
-                        std::shared_ptr<const EngineRegistry> engines, ParityCommand command) {
+                        std::shared_ptr<const engines::EngineRegistry> registry,
+                        ParityCommand command) {
   auto o = std::make_shared<ParityOptions>();
   o->spec = command.defaults;
   auto c = std::make_shared<const ParityCommand>(std::move(command));
   auto* cmd = app.add_subcommand(c->name, c->description);
   add_parity_options(*cmd, *o);
-  cmd->callback([o, c, engines, &action] {
-    const auto run = make_run(o->spec);
+  cmd->callback([o, c, registry, &action] {
     check_threads(o->threads);
-    // The reference engine runs on the CPU: bound its share of the work up front.
-    check_work("the " + c->reference + " reference of --context " +
-                   std::to_string(o->spec.context) + ", " + std::to_string(run.needles.trials()) +
-                   " trials",
-               engines->find(c->reference).estimate(run), Parallel{o->threads}.team());
+    const int team = Parallel{o->threads}.team();
+    auto reference = engines::prepare(o->spec, registry->find(c->reference), team);
     c->require();
-    action = [o, c, run, engines](std::ostream& out) {
-      return run_parity(*o, run, *engines, *c, out);
-    };
+    auto plans = std::make_shared<const ParityPlans>(
+        std::move(reference), engines::prepare(o->spec, registry->find(c->candidate), team));
+    action = [o, c, plans, registry](std::ostream& out) { return run_parity(*o, *plans, *c, out); };
   });
 }
 

@@ -21,17 +21,18 @@ struct ParityTitles {
 /// (no GPU); `labels` is called when it runs (the device's name needs the device).
 struct ParityCommand {
   std::string name, description;
-  NiahSpec defaults;
+  niah::NiahSpec defaults;
   std::string reference, candidate;
   ParityTitles titles;
   std::function<void()> require;
-  std::function<ParityLabels()> labels;
+  std::function<engines::ParityLabels()> labels;
 };
 
 /// Declares the command with the model, run and output options niah takes; when it runs:
 /// check_parity of the two engines, the report (unless the JSON goes to stdout), the JSON,
 /// and exit status success with parity, kParityFailed without.
 void add_parity_command(CLI::App& app, Action& action,
-                        std::shared_ptr<const EngineRegistry> engines, ParityCommand command);
+                        std::shared_ptr<const engines::EngineRegistry> registry,
+                        ParityCommand command);
 
 }  // namespace phasesim::cli

@@ -32,15 +32,15 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 }  // namespace
 
-Objective ObjectiveOptions::objective() const {
-  Objective o;
+theorems::Objective ObjectiveOptions::objective() const {
+  theorems::Objective o;
   o.geometry = {window, stride};
   o.beta = beta;
   o.entries = entries;
-  o.model = parse_retention_model(model);
+  o.model = theorems::parse_retention_model(model);
   o.phase_weights = weights;
   o.validate();
-  if (!weights.empty()) o.phase_weights = normalized_phase_weights(weights, stride);
+  if (!weights.empty()) o.phase_weights = theorems::normalized_phase_weights(weights, stride);
   return o;
 }
 
@@ -70,7 +70,7 @@ void put_objective(Json& doc, const ObjectiveOptions& options, bool point) {
   doc["model"] = options.model;
 }
 
-void add_search_options(CLI::App& command, OptimizeSettings& search,
+void add_search_options(CLI::App& command, theorems::OptimizeSettings& search,
                         const std::string& restarts_help) {
   command.add_option("--restarts", search.restarts, restarts_help)->capture_default_str();
   command.add_option("--seed", search.seed, "SEED of the random starts random:SEED+r:SCALE")
@@ -81,25 +81,25 @@ void add_search_options(CLI::App& command, OptimizeSettings& search,
       ->capture_default_str();
 }
 
-void put_search(Json& doc, const OptimizeSettings& search) {
+void put_search(Json& doc, const theorems::OptimizeSettings& search) {
   doc["restarts"] = search.restarts;
   doc["seed"] = search.seed;
   doc["init_scale"] = search.init_scale;
   doc["max_iterations"] = search.max_iterations;
 }
 
-DynamicsSettings DynamicsOptions::settings() const {
-  DynamicsSettings s;
+theorems::DynamicsSettings DynamicsOptions::settings() const {
+  theorems::DynamicsSettings s;
   s.steps = steps;
   s.lr = lr;
   s.max_logit_step = max_logit_step;
-  s.rule = parse_update_rule(update);
+  s.rule = theorems::parse_update_rule(update);
   s.content = {content_noise, 0, content_samples};  // the seed: each run's own
   return s;
 }
 
-std::vector<RunSpec> DynamicsOptions::runs(int window) const {
-  return run_specs(init, inits, content_seeds, window);
+std::vector<theorems::RunSpec> DynamicsOptions::runs(int window) const {
+  return theorems::run_specs(init, inits, content_seeds, window);
 }
 
 void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
@@ -145,9 +145,10 @@ void put_dynamics(Json& doc, const DynamicsOptions& options) {
   doc["inits"] = options.inits;
 }
 
-void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective) {
+void validate_dynamics_options(const DynamicsOptions& options,
+                               const theorems::Objective& objective) {
   require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
-  validate_dynamics(objective, options.settings());
+  theorems::validate_dynamics(objective, options.settings());
   options.runs(objective.geometry.window);
 }
 
@@ -182,7 +183,7 @@ void add_diversity_model_options(CLI::App& command, DiversityModelOptions& optio
       ->capture_default_str();
 }
 
-void print_verdict(const Verdict& v, std::ostream& out) {
+void print_verdict(const theorems::Verdict& v, std::ostream& out) {
   out << v.title << "\n"
       << "prediction: " << v.prediction << "\n"
       << "regime:     " << (v.inside ? "inside" : "outside") << " (" << v.regime << ")\n"
@@ -222,11 +223,6 @@ std::vector<double> parse_range(const std::string& text, const std::string& opti
             "invalid " + option + " " + text + " (step is below the precision of the values)");
   }
   return values;
-}
-
-void require_at_least(std::int64_t value, std::int64_t least, const std::string& option) {
-  require(value >= least, "invalid " + option + " " + std::to_string(value) +
-                              " (must be at least " + std::to_string(least) + ")");
 }
 
 }  // namespace phasesim::cli

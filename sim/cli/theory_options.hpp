@@ -25,7 +25,7 @@ struct ObjectiveOptions {
   std::vector<double> weights;  ///< phase weights; empty = uniform
 
   /// The validated objective (throws InputError naming the options).
-  Objective objective() const;
+  theorems::Objective objective() const;
 };
 
 /// --window, --stride, --model and (unless `point` is false: phase-diagram takes lists)
@@ -38,9 +38,9 @@ void put_objective(Json& doc, const ObjectiveOptions& options, bool point = true
 
 /// The optimizer's --restarts (with `restarts_help`), --seed, --init-scale and
 /// --max-iterations.
-void add_search_options(CLI::App& command, OptimizeSettings& search,
+void add_search_options(CLI::App& command, theorems::OptimizeSettings& search,
                         const std::string& restarts_help);
-void put_search(Json& doc, const OptimizeSettings& search);
+void put_search(Json& doc, const theorems::OptimizeSettings& search);
 
 /// Options of a batch of dynamics runs: --steps, --lr, --max-logit-step, --update,
 /// --content-noise, --content-seed (one or several), --content-samples, --init, --inits.
@@ -57,9 +57,9 @@ struct DynamicsOptions {
 
   /// The settings every run shares: a batch gives each run its own content seed, and
   /// re-weighting and recording are the command's.
-  DynamicsSettings settings() const;
+  theorems::DynamicsSettings settings() const;
   /// The runs: --inits inits times every content seed (run_specs).
-  std::vector<RunSpec> runs(int window) const;
+  std::vector<theorems::RunSpec> runs(int window) const;
 };
 
 /// Declares the options above; `inits_help` describes --inits.
@@ -67,11 +67,12 @@ void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
                           const std::string& inits_help);
 void put_dynamics(Json& doc, const DynamicsOptions& options);
 /// Throws InputError on bad dynamics options (for `objective`), the runs' included.
-void validate_dynamics_options(const DynamicsOptions& options, const Objective& objective);
+void validate_dynamics_options(const DynamicsOptions& options,
+                               const theorems::Objective& objective);
 
 /// The T3 model and head counts: --stride, --heads, --beta-out, --success, --answers.
 struct DiversityModelOptions {
-  DiversityModel model;
+  theorems::DiversityModel model;
   std::vector<int> heads;
 
   /// Throws InputError naming the options.
@@ -87,13 +88,10 @@ void add_diversity_model_options(CLI::App& command, DiversityModelOptions& optio
 std::string slope_line(double slope);
 
 /// A theorem's verdict as the table of `theorem`: title, prediction, regime, check, verdict.
-void print_verdict(const Verdict& verdict, std::ostream& out);
+void print_verdict(const theorems::Verdict& verdict, std::ostream& out);
 
 /// "a:b:step" (inclusive, a <= b, step > 0) or a comma list; throws InputError naming
 /// `option`.
 std::vector<double> parse_range(const std::string& text, const std::string& option);
-
-/// Throws InputError unless `value` >= `least`: "invalid --name v (must be at least l)".
-void require_at_least(std::int64_t value, std::int64_t least, const std::string& option);
 
 }  // namespace phasesim::cli

@@ -9,7 +9,7 @@
 namespace phasesim::cli {
 namespace {
 
-std::string slot_phase(const SlotPhase& a) {
+std::string slot_phase(const training::SlotPhase& a) {
   return std::to_string(a.slot) + " (" + std::to_string(a.phase) + ")";
 }
 
@@ -20,7 +20,7 @@ std::string phase_list(const std::vector<int>& phases) {
   return join(items, ", ");
 }
 
-void print_heads(const LabResult& result, std::ostream& out) {
+void print_heads(const training::LabResult& result, std::ostream& out) {
   Table table({"head", "initial slot (phase)", "final slot (phase)", "max weight", "phase coverage",
                "lambda", "|a|"});
   const auto& heads = result.heads;
@@ -35,7 +35,8 @@ void print_heads(const LabResult& result, std::ostream& out) {
   table.print(out);
 }
 
-void print_phases(const LabSpec& spec, const LabHeads& heads, std::ostream& out) {
+void print_phases(const training::LabSpec& spec, const training::LabHeads& heads,
+                  std::ostream& out) {
   const auto H = spec.model.heads;
   const auto S = static_cast<double>(spec.model.geometry.stride);
   std::vector<std::string> counts;
@@ -49,7 +50,8 @@ void print_phases(const LabSpec& spec, const LabHeads& heads, std::ostream& out)
       << " heads ended on their initial argmax's phase (" << heads.kept_slot << " on its slot)\n";
 }
 
-void print_table(const LabSpec& spec, const LabEvaluation& e, std::ostream& out) {
+void print_table(const training::LabSpec& spec, const training::LabEvaluation& e,
+                 std::ostream& out) {
   out << "\nNIAH of the trained layer (argmax retrieval on fresh contexts, any head; "
       << spec.prompts << " prompts per group) and the analytic prediction from its gates\n"
       << "(heads independent; shared: the heads of one phase as one reader):\n";
@@ -65,14 +67,13 @@ void print_table(const LabSpec& spec, const LabEvaluation& e, std::ostream& out)
   const auto& s = e.table.summary;
   out << "mean " << fixed(s.mean, 4) << ", best " << fixed(s.best, 4) << " (group " << s.best_group
       << "), worst " << fixed(s.worst, 4) << " (group " << s.worst_group << "), gap "
-      << fixed(s.gap, 4) << "; estimated period " << e.period.period << " (chi-square p:";
-  for (const auto& c : e.period.candidates) out << " P=" << c.period << " " << fixed(c.p_value, 3);
-  out << ")\n";
+      << fixed(s.gap, 4) << "\n"
+      << stats::period_verdict(e.period) << "\n";
 }
 
 }  // namespace
 
-void TrainingLog::operator()(const LabProgress& p) {
+void TrainingLog::operator()(const training::LabProgress& p) {
   out_ << "step " << p.step << "/" << p.steps << "  loss " << fixed(p.loss, 4) << "  max gate";
   for (Eigen::Index h = 0; h < p.gates.rows(); ++h) {
     Eigen::Index slot = 0;
@@ -87,18 +88,19 @@ void TrainingLog::operator()(const LabProgress& p) {
   out_ << '\n' << std::flush;
 }
 
-void print_lab_header(const LabSpec& spec, std::ostream& out) {
+void print_lab_header(const training::LabSpec& spec, std::ostream& out) {
   const auto& m = spec.model;
-  out << "train: W=" << m.geometry.window << " S=" << m.geometry.stride << ", " << m.heads
-      << " heads, dim " << m.dim << ", query noise " << m.query_noise
+  out << "train: W=" << m.geometry.window << " S=" << m.geometry.stride
+      << (m.geometry.offset > 0 ? " offset " + std::to_string(m.geometry.offset) : "") << ", "
+      << m.heads << " heads, dim " << m.dim << ", query noise " << m.query_noise
       << (m.rms_norm ? ", rms-norm" : "") << (m.content ? ", content term" : ", no content term")
       << ", context " << m.context << " (" << m.entries() << " entries), " << spec.steps
       << " steps of batch " << spec.batch << ", lr " << spec.adam.lr << ", init scale "
       << spec.init_scale << ", seed " << spec.seed << '\n';
 }
 
-void print_lab_result(const LabSpec& spec, const LabResult& result, double seconds,
-                      std::ostream& out) {
+void print_lab_result(const training::LabSpec& spec, const training::LabResult& result,
+                      double seconds, std::ostream& out) {
   out << '\n';
   print_heads(result, out);
   print_phases(spec, result.heads, out);

@@ -13,7 +13,7 @@ namespace phasesim::cli {
 class TrainingLog {
  public:
   TrainingLog(std::ostream& out, bool eta) : out_(out), eta_(eta) {}
-  void operator()(const LabProgress& progress);
+  void operator()(const training::LabProgress& progress);
 
  private:
   std::ostream& out_;
@@ -21,8 +21,8 @@ class TrainingLog {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-void print_lab_header(const LabSpec& spec, std::ostream& out);
-void print_lab_result(const LabSpec& spec, const LabResult& result, double seconds,
-                      std::ostream& out);
+void print_lab_header(const training::LabSpec& spec, std::ostream& out);
+void print_lab_result(const training::LabSpec& spec, const training::LabResult& result,
+                      double seconds, std::ostream& out);
 
 }  // namespace phasesim::cli

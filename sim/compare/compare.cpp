@@ -3,21 +3,21 @@
 #include <cmath>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/niah/estimate.hpp"
+#include "phasesim/stats/estimate.hpp"
 
-namespace phasesim {
+namespace phasesim::compare {
 namespace {
 
 // Names as labels, made distinct ("base", "base (2)") so that tables and figures can tell
 // the architectures apart.
-std::vector<std::string> distinct_labels(const std::vector<NiahRun>& runs) {
+std::vector<std::string> distinct_labels(const std::vector<engines::NiahPlan>& plans) {
   std::vector<std::string> labels;
-  for (const auto& run : runs) {
-    const auto& name = run.architecture->name;
+  for (const auto& plan : plans) {
+    const auto& name = plan.run().architecture->name;
     int same = 1;
-    for (const auto& other : runs) {
-      if (&other == &run) break;
-      same += other.architecture->name == name ? 1 : 0;
+    for (const auto& other : plans) {
+      if (&other == &plan) break;
+      same += other.run().architecture->name == name ? 1 : 0;
     }
     labels.push_back(same == 1 ? name : name + " (" + std::to_string(same) + ")");
   }
@@ -25,19 +25,19 @@ std::vector<std::string> distinct_labels(const std::vector<NiahRun>& runs) {
 }
 
 // Per-trial combined outcomes of a Monte Carlo output.
-std::vector<bool> combined_outcomes(const NiahRun& run, const EngineOutput& output) {
+std::vector<bool> combined_outcomes(const niah::NiahRun& run, const niah::EngineOutput& output) {
   std::vector<bool> combined;
   for (std::int64_t i = 0; i < run.needles.trials(); ++i) {
-    combined.push_back(combine_outcomes(output.outcomes->row(i), run.combine));
+    combined.push_back(niah::combine_outcomes(output.outcomes->row(i), run.combine));
   }
   return combined;
 }
 
 // Per-group differences against the reference: trial by trial where both have outcomes,
 // else of the exact accuracies.
-std::vector<PairedGroup> paired_groups(const NiahRun& run, const NiahResult& result,
+std::vector<PairedGroup> paired_groups(const niah::NiahRun& run, const niah::NiahResult& result,
                                        const std::vector<bool>& outcomes,
-                                       const NiahResult& reference,
+                                       const niah::NiahResult& reference,
                                        const std::vector<bool>& reference_outcomes) {
   std::vector<PairedGroup> groups;
   const std::int64_t P = run.needles.prompts;
@@ -47,7 +47,7 @@ std::vector<PairedGroup> paired_groups(const NiahRun& run, const NiahResult& res
       groups.push_back({r, result.groups[g].accuracy - reference.groups[g].accuracy, 0.0});
       continue;
     }
-    PairedDifference d;
+    stats::PairedDifference d;
     for (std::int64_t i = r * P; i < (r + 1) * P; ++i) {
       d.add(reference_outcomes[static_cast<std::size_t>(i)], outcomes[static_cast<std::size_t>(i)]);
     }
@@ -56,8 +56,8 @@ std::vector<PairedGroup> paired_groups(const NiahRun& run, const NiahResult& res
   return groups;
 }
 
-void summarize_differences(ArchitectureComparison& c, const NiahResult& reference) {
-  GroupMean difference;
+void summarize_differences(ArchitectureComparison& c, const niah::NiahResult& reference) {
+  stats::GroupMean difference;
   for (const auto& g : c.groups) difference.add(g.difference, g.std_error);
   c.mean_difference = difference.mean();
   c.mean_difference_std_error = difference.std_error();
@@ -86,42 +86,47 @@ Json difference_json(const ArchitectureComparison& c) {
 
 }  // namespace
 
-std::vector<NiahRun> make_compare_runs(const CompareSpec& spec) {
+ComparePlan prepare_compare(const CompareSpec& spec, const engines::Engine& engine, int threads) {
   require(!spec.architectures.empty(), "invalid compare (give at least one architecture file)");
-  std::vector<NiahRun> runs;
   std::vector<Geometry> geometries;
   std::string files;
   for (const auto& arch : spec.architectures) {
-    auto one = spec.model;
-    one.architecture = arch;
-    one.knockout.reset();
-    runs.push_back(make_run(one));
     for (const auto& g : arch.geometries()) geometries.push_back(g);
     files += (files.empty() ? "" : ", ") + arch.file;
   }
   // Paired trials: the same needle positions for every architecture.
   const auto& m = spec.model;
   const auto needles =
-      plan_needles(geometries, m.context, m.groups, m.prompts, "the heads of " + files);
-  for (auto& run : runs) run.needles = needles;
-  return runs;
+      niah::plan_needles(geometries, m.context, m.groups, m.prompts, "the heads of " + files);
+  std::vector<engines::NiahPlan> plans;
+  WorkEstimate total;
+  for (const auto& arch : spec.architectures) {
+    auto one = spec.model;
+    one.architecture = arch;
+    one.knockout.reset();
+    one.needles = needles;
+    plans.push_back(engines::prepare(one, engine, threads));
+    total += plans.back().estimate();
+  }
+  check_work("the heads of " + files + ", --context " + std::to_string(m.context) + ", " +
+                 std::to_string(needles.trials()) + " trials each, --engine " + engine.name(),
+             total, threads);
+  return {std::move(plans), total};
 }
 
-std::vector<ArchitectureComparison> run_compare(const std::vector<NiahRun>& runs,
-                                                const Engine& engine, const Parallel& parallel) {
-  const auto labels = distinct_labels(runs);
+std::vector<ArchitectureComparison> run_compare(const ComparePlan& plan, const Parallel& parallel) {
+  const auto& plans = plan.plans();
+  const auto labels = distinct_labels(plans);
   std::vector<ArchitectureComparison> comparison;
   std::vector<bool> reference_outcomes;
-  for (std::size_t a = 0; a < runs.size(); ++a) {
-    const auto& run = runs[a];
-    validate_model(run.model);
-    engine.check(run.model);
-    const auto output = engine.run(run, parallel);
+  for (std::size_t a = 0; a < plans.size(); ++a) {
+    const auto& run = plans[a].run();
+    const auto output = engines::run_engine(plans[a], parallel);
     ArchitectureComparison c;
     c.label = labels[a];
     c.run = run;
-    c.result = niah_result(run, output);
-    c.cost = kv_cost(run.model.geometries);
+    c.result = niah::niah_result(run, output);
+    c.cost = niah::kv_cost(run.model.geometries);
     const auto outcomes = output.outcomes ? combined_outcomes(run, output) : std::vector<bool>{};
     if (a == 0) reference_outcomes = outcomes;
     const auto& reference = a == 0 ? c.result : comparison.front().result;
@@ -132,7 +137,8 @@ std::vector<ArchitectureComparison> run_compare(const std::vector<NiahRun>& runs
   return comparison;
 }
 
-Json compare_document(const std::vector<ArchitectureComparison>& comparison, const Engine& engine) {
+Json compare_document(const std::vector<ArchitectureComparison>& comparison,
+                      const engines::Engine& engine) {
   const auto& first = comparison.front().run;
   const auto& m = first.model;
   auto doc = new_document("compare");
@@ -154,14 +160,14 @@ Json compare_document(const std::vector<ArchitectureComparison>& comparison, con
   doc["architectures"] = Json::array();
   for (const auto& c : comparison) {
     doc["architectures"].push_back({{"label", c.label},
-                                    {"architecture", architecture_json(*c.run.architecture)},
-                                    {"kv_cost", kv_cost_json(c.cost)},
+                                    {"architecture", niah::architecture_json(*c.run.architecture)},
+                                    {"kv_cost", niah::kv_cost_json(c.cost)},
                                     {"engine_paths", engine.paths(c.run.model)},
-                                    {"groups", groups_json(c.result.groups)},
-                                    {"summary", summary_json(c.result.summary)},
+                                    {"groups", niah::groups_json(c.result.groups)},
+                                    {"summary", niah::summary_json(c.result.summary)},
                                     {"difference", difference_json(c)}});
   }
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::compare

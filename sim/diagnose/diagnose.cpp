@@ -5,10 +5,10 @@
 #include <numeric>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/diagnose/binomial.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/stats/binomial.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 // The fits' work grows with phases (the one-head model's allocation) and heads (the
@@ -19,9 +19,9 @@ constexpr int kMaxWindow = 1 << 20;
 
 template <typename T>
 void take(std::optional<T> given, std::optional<T> from_table, std::optional<T>& value,
-          std::string& source) {
+          Source& source) {
   value = given ? given : from_table;
-  source = given ? "given" : from_table ? "table" : "unknown";
+  source = given ? Source::given : from_table ? Source::table : Source::unknown;
 }
 
 // m_phi for each of the S phases: from the geometry when the window is known, else 1
@@ -82,21 +82,21 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
     return;
   }
   if (a.heads > 1) {
-    d.fits.push_back(
-        {"one-hot heads", fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false))});
+    d.fits.push_back({Assumption::one_hot_heads,
+                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false))});
     return;
   }
-  d.fits.push_back(
-      {"one slot per phase", fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel)});
+  d.fits.push_back({Assumption::one_slot_per_phase,
+                    fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel)});
   if (*std::max_element(m.begin(), m.end()) > 1) {
-    d.fits.push_back({"spread over the phase's slots",
+    d.fits.push_back({Assumption::spread_over_slots,
                       fit_one_head(fit_input(d.profile, m, d.entries, 1, true), parallel)});
   }
 }
 
 std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
   std::vector<std::string> list;
-  if (a.context_source == "assumed") {
+  if (a.context_source == Source::assumed) {
     list.push_back("context " + std::to_string(a.context) +
                    " tokens assumed (the paper's 128K; give --context)");
   }
@@ -108,39 +108,23 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
   } else if (!a.window) {
     list.push_back("window at most the stride: one entry holds each needle (give --window)");
   }
-  if (a.heads_source == "assumed") list.push_back("one head assumed (give --heads)");
+  if (a.heads_source == Source::assumed) list.push_back("one head assumed (give --heads)");
   list.push_back("blind: the phase's 95% interval reaches chance, 1 - (1 - m/N)^H with N = " +
                  std::to_string(d.entries) + " entries");
   for (const auto& f : d.fits) {
-    if (f.assumption == "one slot per phase" && d.fits.size() > 1) {
+    if (f.assumption == Assumption::one_slot_per_phase && d.fits.size() > 1) {
       list.push_back(
           "window above the stride: a phase's weight sits on one of its slots (one "
           "slot per phase) or spreads evenly over them; the table cannot tell which, "
           "so both fits are shown and beta depends on the choice");
     }
-    if (f.assumption == "one-hot heads") {
+    if (f.assumption == Assumption::one_hot_heads) {
       list.push_back(
           "one-hot heads: every head puts all its weight on one slot (T2 lock-in); "
           "a large deviance says the heads are not one-hot");
     }
   }
   return list;
-}
-
-Json candidate_json(const PeriodCandidate& c) {
-  return {{"period", c.period},
-          {"statistic", c.statistic},
-          {"df", c.df},
-          {"p_value", c.p_value},
-          {"p_value_std_error", c.p_value_std_error},
-          {"p_chi_squared", c.p_chi_squared},
-          {"p_holm", c.p_holm},
-          {"rejects_flat", c.rejects_flat},
-          {"lack_of_fit", c.lack_of_fit},
-          {"lack_of_fit_df", c.lack_of_fit_df},
-          {"lack_of_fit_p", c.lack_of_fit_p},
-          {"lack_of_fit_holm", c.lack_of_fit_holm},
-          {"fits", c.fits}};
 }
 
 Json estimate_json(const PhaseEstimate& e) {
@@ -162,8 +146,8 @@ Json fit_json(const LabelledFit& labelled) {
                       {"heads_low", optional_json(p.heads_low)},
                       {"heads_high", optional_json(p.heads_high)}});
   }
-  return {{"assumption", labelled.assumption},
-          {"model", f.model},
+  return {{"assumption", assumption_name(labelled.assumption)},
+          {"model", model_name(f.model)},
           {"beta", f.beta},
           {"beta_low", f.beta_low},
           {"beta_high", optional_json(f.beta_high)},
@@ -176,6 +160,44 @@ Json fit_json(const LabelledFit& labelled) {
 
 }  // namespace
 
+const char* source_name(Source source) {
+  switch (source) {
+    case Source::given:
+      return "given";
+    case Source::table:
+      return "table";
+    case Source::assumed:
+      return "assumed";
+    case Source::unknown:
+      return "unknown";
+  }
+  return "";
+}
+
+const char* assumption_name(Assumption assumption) {
+  switch (assumption) {
+    case Assumption::one_slot_per_phase:
+      return "one slot per phase";
+    case Assumption::spread_over_slots:
+      return "spread over the phase's slots";
+    case Assumption::one_hot_heads:
+      return "one-hot heads";
+  }
+  return "";
+}
+
+const char* phases_from_name(PhasesFrom from) {
+  switch (from) {
+    case PhasesFrom::stride:
+      return "stride";
+    case PhasesFrom::period:
+      return "period";
+    case PhasesFrom::flat:
+      return "flat";
+  }
+  return "";
+}
+
 DiagnosedArchitecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec) {
   DiagnosedArchitecture a;
   take(spec.window, table.architecture.window, a.window, a.window_source);
@@ -183,11 +205,11 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   std::optional<std::int64_t> context;
   take(spec.context, table.architecture.context, context, a.context_source);
   a.context = context.value_or(kAssumedContext);
-  if (!context) a.context_source = "assumed";
+  if (!context) a.context_source = Source::assumed;
   std::optional<int> heads;
   take(spec.heads, table.architecture.heads, heads, a.heads_source);
   a.heads = heads.value_or(1);
-  if (!heads) a.heads_source = "assumed";
+  if (!heads) a.heads_source = Source::assumed;
   if (a.window) {
     require(*a.window >= 1 && *a.window <= kMaxWindow,
             "invalid --window " + std::to_string(*a.window) + " (must be from 1 to " +
@@ -213,13 +235,13 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
   Diagnosis d;
   d.architecture = resolve_architecture(table, spec);
   const auto& a = d.architecture;
-  d.period = test_periods(table, spec.period, parallel);
+  d.period = stats::test_periods(table.groups, spec.period, parallel);
   if (a.stride) {
     d.phases = std::gcd(table.size(), *a.stride);
-    d.phases_from = "stride";
+    d.phases_from = PhasesFrom::stride;
   } else {
     d.phases = d.period.period.value_or(1);
-    d.phases_from = d.period.period ? "period" : "flat";
+    d.phases_from = d.period.period ? PhasesFrom::period : PhasesFrom::flat;
   }
   const int stride = a.stride.value_or(d.phases);
   d.entries = a.context / stride;
@@ -241,21 +263,21 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
   const auto& a = d.architecture;
   auto doc = new_document("diagnose");
   doc["table"] = table_path;
-  doc["table_format"] = table.format;
+  doc["table_format"] = format_name(table.format);
   doc["window"] = optional_json(a.window);
-  doc["window_source"] = a.window_source;
+  doc["window_source"] = source_name(a.window_source);
   doc["stride"] = optional_json(a.stride);
-  doc["stride_source"] = a.stride_source;
+  doc["stride_source"] = source_name(a.stride_source);
   doc["context"] = a.context;
-  doc["context_source"] = a.context_source;
+  doc["context_source"] = source_name(a.context_source);
   doc["heads"] = a.heads;
-  doc["heads_source"] = a.heads_source;
+  doc["heads_source"] = source_name(a.heads_source);
   doc["replicates"] = spec.period.replicates;
   doc["seed"] = spec.period.seed;
   doc["alpha"] = spec.period.alpha;
   doc["groups"] = Json::array();
   for (const auto& g : table.groups) {
-    const auto interval = likelihood_interval(g.successes, g.trials);
+    const auto interval = stats::likelihood_interval(g.successes, g.trials);
     doc["groups"].push_back({{"group", g.group},
                              {"successes", g.successes},
                              {"trials", g.trials},
@@ -263,13 +285,9 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
                              {"ci_low", interval.low},
                              {"ci_high", interval.high}});
   }
-  Json candidates = Json::array();
-  for (const auto& c : d.period.candidates) candidates.push_back(candidate_json(c));
-  doc["period"] = {
-      {"candidates", candidates},
-      {"period", optional_json(d.period.period)},
-      {"verdict", period_verdict(d.period)},
-      {"architecture_period", a.stride ? Json(std::gcd(table.size(), *a.stride)) : Json()}};
+  doc["period"] = stats::period_json(d.period);
+  doc["period"]["architecture_period"] =
+      a.stride ? Json(std::gcd(table.size(), *a.stride)) : Json();
   Json phases = Json::array();
   for (const auto& p : d.profile.phases) {
     phases.push_back({{"phase", p.phase},
@@ -283,7 +301,7 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
                       {"blind", p.blind}});
   }
   doc["phases"] = {{"count", d.phases},
-                   {"from", d.phases_from},
+                   {"from", phases_from_name(d.phases_from)},
                    {"entries", d.entries},
                    {"phases", phases},
                    {"worst", estimate_json(d.profile.worst)},
@@ -307,4 +325,4 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

@@ -10,7 +10,7 @@
 #include "phasesim/diagnose/fit.hpp"
 #include "profile.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 using detail::kProfileDrop;
@@ -31,7 +31,7 @@ class HeadsSlice {
     for (const auto& phase : input.phases) {
       const int m = phase.slots.holding;
       if (m > 0 && !covered.count(m)) {
-        covered[m] = phase_success_at({m, 1}, 1.0, beta, input.entries);
+        covered[m] = channel::phase_success_at({m, 1}, 1.0, beta, input.entries);
       }
       log_miss_covered_.push_back(m > 0 ? std::log1p(-std::min(covered[m], 1 - 1e-16)) : 0.0);
       log_miss_other_.push_back(
@@ -47,7 +47,7 @@ class HeadsSlice {
 
   double term(std::size_t p, int n) const {
     const double a = std::clamp(success(p, n), 1e-300, 1 - 1e-16);
-    return binomial_log_likelihood(input_.phases[p].successes, input_.phases[p].trials, a);
+    return stats::binomial_log_likelihood(input_.phases[p].successes, input_.phases[p].trials, a);
   }
 
   // The best assignment of all H heads, optionally with phase `fixed` held at `count`
@@ -127,7 +127,7 @@ ModelFit fit_one_hot_heads(const FitInput& input) {
   auto profile = [&](double beta) { return HeadsSlice(input, beta).allocate().log_likelihood; };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
   const double target = interval.best.value - kProfileDrop;
-  auto fit = detail::profile_fit("one-hot-heads", interval);
+  auto fit = detail::profile_fit(FitModel::one_hot_heads, interval);
 
   const HeadsSlice slice(input, fit.beta);
   const auto allocation = slice.allocate();
@@ -144,4 +144,4 @@ ModelFit fit_one_hot_heads(const FitInput& input) {
   return fit;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

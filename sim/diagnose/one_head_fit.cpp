@@ -18,7 +18,7 @@
 #include "phasesim/diagnose/fit.hpp"
 #include "profile.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 using detail::kProfileDrop;
@@ -35,7 +35,7 @@ double lambda_at(double z) { return std::sinh(z); }
 // One phase at one beta: its log-likelihood as a function of its share v of the unit norm.
 class PhaseTerm {
  public:
-  PhaseTerm(const PhaseData& data, std::shared_ptr<const SuccessCurve> curve)
+  PhaseTerm(const PhaseData& data, std::shared_ptr<const channel::SuccessCurve> curve)
       : data_(data), curve_(std::move(curve)) {
     for (int j = 0; j <= kScan; ++j) scan_[static_cast<std::size_t>(j)] = (*this)(share(j));
   }
@@ -50,7 +50,7 @@ class PhaseTerm {
     // Successes where the model puts probability 0 (or failures where it puts 1) cost
     // what a probability of 1e-300 (or 1 - 1e-16) would: finite, so searches stay defined.
     const double p = std::clamp(success(v), 1e-300, 1 - 1e-16);
-    return binomial_log_likelihood(data_.successes, data_.trials, p);
+    return stats::binomial_log_likelihood(data_.successes, data_.trials, p);
   }
 
   // The share in [0, 1] maximizing f(v) - lambda v: the best scanned share, then Brent
@@ -77,7 +77,7 @@ class PhaseTerm {
   static double share(int j) { return static_cast<double>(j) / kScan; }
 
   PhaseData data_;
-  std::shared_ptr<const SuccessCurve> curve_;
+  std::shared_ptr<const channel::SuccessCurve> curve_;
   std::array<double, kScan + 1> scan_{};
 };
 
@@ -139,10 +139,11 @@ struct Allocation {
 class Slice {
  public:
   Slice(const FitInput& input, double beta) {
-    std::map<std::pair<int, int>, std::shared_ptr<const SuccessCurve>> curves;
+    std::map<std::pair<int, int>, std::shared_ptr<const channel::SuccessCurve>> curves;
     for (const auto& phase : input.phases) {
       auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
-      if (!curve) curve = std::make_shared<const SuccessCurve>(phase.slots, beta, input.entries);
+      if (!curve)
+        curve = std::make_shared<const channel::SuccessCurve>(phase.slots, beta, input.entries);
       terms_.emplace_back(phase, curve);
     }
   }
@@ -295,7 +296,7 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
   auto profile = [&](double beta) { return Slice(input, beta).profile(); };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
   const double target = interval.best.value - kProfileDrop;
-  auto fit = detail::profile_fit("one-head", interval);
+  auto fit = detail::profile_fit(FitModel::one_head, interval);
 
   const Slice slice(input, fit.beta);
   const auto allocation = slice.allocate();
@@ -321,4 +322,4 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
   return fit;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

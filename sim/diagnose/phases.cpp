@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/diagnose/binomial.hpp"
+#include "phasesim/stats/binomial.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 // P(sum over the phases below the truth of their deviance > c) when all S phases tie:
@@ -32,7 +32,7 @@ double worst_upper(const std::vector<PhaseAccuracy>& phases, double worst, doubl
   auto excess = [&](double t) {
     double sum = 0;
     for (const auto& p : phases) {
-      if (p.accuracy < t) sum += binomial_deviance(p.successes, p.trials, t);
+      if (p.accuracy < t) sum += stats::binomial_deviance(p.successes, p.trials, t);
     }
     return sum - cutoff;
   };
@@ -58,14 +58,14 @@ PhaseProfile phase_profile(const CountTable& table, int phases, const std::vecto
           "invalid phase count " + std::to_string(phases) + " (must divide the " +
               std::to_string(table.size()) + " groups)");
   PhaseProfile profile;
-  for (const auto& pooled : pool_by_residue(table.groups, phases)) {
+  for (const auto& pooled : stats::pool_by_residue(table.groups, phases)) {
     PhaseAccuracy p;
     p.phase = pooled.group;
     for (int g = p.phase; g < table.size(); g += phases) p.groups.push_back(g);
     p.successes = pooled.successes;
     p.trials = pooled.trials;
     p.accuracy = pooled.accuracy();
-    const auto interval = likelihood_interval(p.successes, p.trials);
+    const auto interval = stats::likelihood_interval(p.successes, p.trials);
     p.ci_low = interval.low;
     p.ci_high = interval.high;
     p.chance = chance[static_cast<std::size_t>(p.phase)];
@@ -85,4 +85,4 @@ PhaseProfile phase_profile(const CountTable& table, int phases, const std::vecto
   return profile;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

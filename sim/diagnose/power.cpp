@@ -6,7 +6,7 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 constexpr double kMaxPrompts = 1e12;
@@ -26,7 +26,7 @@ double noncentrality_per_prompt(const std::vector<double>& accuracies) {
 
 // The group accuracies of a profile pooled by residue mod period, its gap scaled by `scale`.
 std::vector<double> residue_profile(const CountTable& table, int period, double scale) {
-  const auto residues = pool_by_residue(table.groups, period);
+  const auto residues = stats::pool_by_residue(table.groups, period);
   std::vector<double> profile;
   for (const auto& g : table.groups) {
     profile.push_back(residues[static_cast<std::size_t>(g.group % period)].accuracy());
@@ -87,4 +87,4 @@ PowerAnalysis power_analysis(const CountTable& table, int period, double alpha, 
   return analysis;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/diagnose/binomial.hpp"
 #include "phasesim/diagnose/fit.hpp"
+#include "phasesim/stats/binomial.hpp"
 
-namespace phasesim::detail {
+namespace phasesim::diagnose::detail {
 
 /// The drop of the log-likelihood that bounds a 95% profile-likelihood interval.
-inline constexpr double kProfileDrop = kChiSquared1At95 / 2;
+inline constexpr double kProfileDrop = stats::kChiSquared1At95 / 2;
 
 struct ProfileMaximum {
   double x = 0;
@@ -119,9 +119,9 @@ inline void validate_fit_input(const FitInput& input) {
 }
 
 /// A fit from its profile in beta: the model's name, beta, its interval and the maximum.
-inline ModelFit profile_fit(std::string model, const ProfileInterval& interval) {
+inline ModelFit profile_fit(FitModel model, const ProfileInterval& interval) {
   ModelFit fit;
-  fit.model = std::move(model);
+  fit.model = model;
   fit.beta = interval.best.x;
   fit.log_likelihood = interval.best.value;
   fit.beta_low = interval.low;
@@ -134,7 +134,7 @@ inline ModelFit profile_fit(std::string model, const ProfileInterval& interval) 
 inline void set_deviance(const FitInput& input, int df, ModelFit& fit) {
   double saturated = 0;
   for (const auto& p : input.phases) {
-    saturated += binomial_max_log_likelihood(p.successes, p.trials);
+    saturated += stats::binomial_max_log_likelihood(p.successes, p.trials);
   }
   fit.deviance = std::max(0.0, 2 * (saturated - fit.log_likelihood));
   fit.deviance_df = df;
@@ -144,4 +144,4 @@ inline void set_deviance(const FitInput& input, int df, ModelFit& fit) {
   }
 }
 
-}  // namespace phasesim::detail
+}  // namespace phasesim::diagnose::detail

@@ -11,7 +11,7 @@
 
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 namespace {
 
 std::string trim(std::string_view text) {
@@ -75,12 +75,12 @@ std::string json_text(const nlohmann::json& value) {
 // position of each group are checked once all rows are in.
 struct Rows {
   std::string name;
-  std::vector<GroupCount> groups;
+  std::vector<stats::GroupCount> groups;
   std::vector<std::string> where;  // of each row, for duplicate-group messages
 
   // `count` holds successes, or an accuracy when `accuracy` is set.
   void add(const Cell& group, const Cell& count, const Cell& trials, bool accuracy) {
-    GroupCount row;
+    stats::GroupCount row;
     row.group = static_cast<int>(group.whole(0, kMaxGroups - 1));
     row.trials = trials.whole(1, kMaxTrials);
     if (accuracy) {
@@ -98,7 +98,7 @@ struct Rows {
   }
 
   // Groups 0..G-1, each exactly once, G >= 2.
-  std::vector<GroupCount> ordered() const {
+  std::vector<stats::GroupCount> ordered() const {
     std::map<int, std::size_t> first;
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const auto [it, fresh] = first.emplace(groups[i].group, i);
@@ -118,7 +118,7 @@ struct Rows {
                          " (groups must run from 0 to " + std::to_string(last) + ", each once)");
       }
     }
-    std::vector<GroupCount> result(groups.size());
+    std::vector<stats::GroupCount> result(groups.size());
     for (const auto& g : groups) result[static_cast<std::size_t>(g.group)] = g;
     return result;
   }
@@ -161,15 +161,16 @@ std::int64_t CountTable::trials() const {
   return sum;
 }
 
-std::vector<GroupCount> pool_by_residue(const std::vector<GroupCount>& groups, int period) {
-  std::vector<GroupCount> pooled(static_cast<std::size_t>(period));
-  for (int r = 0; r < period; ++r) pooled[static_cast<std::size_t>(r)].group = r;
-  for (const auto& g : groups) {
-    auto& residue = pooled[static_cast<std::size_t>(g.group % period)];
-    residue.successes += g.successes;
-    residue.trials += g.trials;
+const char* format_name(TableFormat format) {
+  switch (format) {
+    case TableFormat::csv_successes:
+      return "csv-successes";
+    case TableFormat::csv_accuracy:
+      return "csv-accuracy";
+    case TableFormat::niah_json:
+      return "niah-json";
   }
-  return pooled;
+  return "";
 }
 
 CountTable parse_csv_table(std::string_view text, const std::string& name) {
@@ -200,7 +201,9 @@ CountTable parse_csv_table(std::string_view text, const std::string& name) {
     throw InputError(name + ": empty (expected a header " + std::string(kHeaderHelp) +
                      " and one row per group)");
   }
-  return {rows.ordered(), columns.count("accuracy") ? kCsvAccuracy : kCsvSuccesses, {}};
+  return {rows.ordered(),
+          columns.count("accuracy") ? TableFormat::csv_accuracy : TableFormat::csv_successes,
+          {}};
 }
 
 CountTable parse_niah_table(std::string_view text, const std::string& name) {
@@ -228,7 +231,7 @@ CountTable parse_niah_table(std::string_view text, const std::string& name) {
     };
     rows.add(cell("group"), cell("successes"), cell("trials"), false);
   }
-  CountTable table{rows.ordered(), kNiahJson, {}};
+  CountTable table{rows.ordered(), TableFormat::niah_json, {}};
   auto known = [&](const char* key) {
     return doc.contains(key) && doc[key].is_number_integer() ? std::optional(doc[key].get<int>())
                                                              : std::nullopt;
@@ -258,4 +261,4 @@ CountTable read_table(const std::filesystem::path& path) {
   return parse_csv_table(text, path.string());
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

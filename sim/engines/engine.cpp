@@ -5,9 +5,9 @@
 #include "monte_carlo.hpp"
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 
-WorkEstimate Engine::estimate(const NiahRun& run) const {
+WorkEstimate Engine::estimate(const niah::NiahRun& run) const {
   const auto& m = run.model;
   const double heads = m.heads(), window = m.max_window();
   const auto trials = static_cast<double>(run.needles.trials());
@@ -43,32 +43,23 @@ std::vector<std::string> EngineRegistry::names() const {
   return names;
 }
 
-NiahResult run_niah(const NiahRun& run, const Engine& engine, const Parallel& parallel) {
-  validate_model(run.model);
-  if (run.knockout) validate_knockout(*run.knockout, run.model.heads());
-  engine.check(run.model);
-  return niah_result(run, engine.run(run, parallel));
-}
-
-namespace engines {
-
-OutcomeTable outcomes_of(const NiahRun& run, const std::vector<Argmax>& argmaxes) {
+niah::OutcomeTable outcomes_of(const niah::NiahRun& run,
+                               const std::vector<niah::Argmax>& argmaxes) {
   const int heads = run.model.heads();
-  OutcomeTable table(run.needles.trials(), heads);
+  niah::OutcomeTable table(run.needles.trials(), heads);
   for (std::int64_t i = 0; i < run.needles.trials(); ++i) {
     const std::int64_t needle = run.needles.position(run.model.seed, static_cast<std::uint32_t>(i));
     for (int h = 0; h < heads; ++h) {
       const auto& best = argmaxes[static_cast<std::size_t>(i * heads + h)];
-      table.set(i, h, entry_contains(run.model.geometry(h), best.entry, needle));
+      table.set(i, h, run.model.geometry(h).holds(best.entry, needle));
     }
   }
   return table;
 }
 
-void require_full_vector(const NiahModel& model, const std::string& engine) {
+void require_full_vector(const niah::NiahModel& model, const std::string& engine) {
   require(model.full_vector(), "invalid --engine " + engine + " without --dim (the full-vector " +
                                    "engine needs --dim D)");
 }
 
-}  // namespace engines
-}  // namespace phasesim
+}  // namespace phasesim::engines

@@ -48,7 +48,7 @@ double norm_of(const std::vector<double>& w) {
 
 }  // namespace
 
-FastPath fast_path(const NiahModel& model, int head) {
+FastPath fast_path(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
   if (!model.full_vector()) {
@@ -82,7 +82,7 @@ std::string fast_path_name(FastPath path) {
   return "unknown";
 }
 
-FastSampler::FastSampler(const NiahModel& model)
+FastSampler::FastSampler(const niah::NiahModel& model)
     : model_(model), dim_(model.dim.value_or(0)), beta_(model.beta_effective()) {
   for (int h = 0; h < model.heads(); ++h) heads_.push_back(plan_head(h));
 }
@@ -325,7 +325,7 @@ bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws
   const auto& g = h.geometry;
   RowNormals token(stream(t, Stream::token), g.window, ws.draws);
   RowNormals content(stream(t, Stream::content_noise), g.window, ws.more_draws);
-  Argmax best;
+  niah::Argmax best;
   for (std::int64_t j = 0; j < h.entries; ++j) {
     const float* tokens = token(j);
     const float* xi = content(j);
@@ -333,13 +333,13 @@ bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws
       ws.token[s] = tokens[s];
       ws.xi[s] = xi[s];
     }
-    if (entry_contains(g, j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
+    if (g.holds(j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
     entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
     double logit = 0;
     for (int s : h.support) logit += ws.gate[s] * ws.token[s];
     best.offer(j, logit);
   }
-  return entry_contains(g, best.entry, t.needle);
+  return g.holds(best.entry, t.needle);
 }
 
 // Logit of entry j from the ring of token projections (and content noise) of its positions.
@@ -370,7 +370,7 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
   const auto token = stream(t, Stream::token);
   PositionNormals projection(token, 0, ws.draws);
   PositionNormals xi(token, 1, ws.more_draws);
-  Argmax best;
+  niah::Argmax best;
   std::int64_t next = 0;  // first position not drawn yet
   for (std::int64_t j = 0; j < h.entries; ++j) {
     const std::int64_t first = g.position(j, 0);
@@ -382,7 +382,7 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
     next = first + W;
     best.offer(j, ring_logit(h, j, ws));
   }
-  return entry_contains(g, best.entry, t.needle);
+  return g.holds(best.entry, t.needle);
 }
 
 namespace {
@@ -391,16 +391,18 @@ class FastEngine final : public Engine {
  public:
   std::string name() const override { return "fast"; }
   bool monte_carlo() const override { return true; }
-  void check(const NiahModel& model) const override {
+  void check(const niah::NiahModel& model) const override {
     for (int h = 0; h < model.heads(); ++h) fast_path(model, h);
   }
-  std::string approximation(const NiahModel&) const override { return ""; }
-  std::vector<std::string> paths(const NiahModel& model) const override {
+  std::string approximation(const niah::NiahModel&) const override { return ""; }
+  std::vector<std::string> paths(const niah::NiahModel& model) const override {
     std::vector<std::string> paths;
     for (int h = 0; h < model.heads(); ++h) paths.push_back(fast_path_name(fast_path(model, h)));
     return paths;
   }
-  EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {
+
+ protected:
+  niah::EngineOutput run(const niah::NiahRun& run, const Parallel& parallel) const override {
     return run_trials(FastSampler(run.model), run, parallel);
   }
 };

@@ -23,7 +23,7 @@ enum class FastPath {
 
 /// The path for one head. Throws InputError when none is exact: --rms-norm in the
 /// full-vector model with a gate under which neighbouring entries share a weighted token.
-FastPath fast_path(const NiahModel& model, int head);
+FastPath fast_path(const niah::NiahModel& model, int head);
 std::string fast_path_name(FastPath path);
 
 /// The per-trial kernel of the fast engine (monte_carlo.hpp runs it over the trials).
@@ -31,7 +31,7 @@ class FastSampler {
  public:
   static constexpr bool kArgmaxes = false;
 
-  explicit FastSampler(const NiahModel& model);
+  explicit FastSampler(const niah::NiahModel& model);
 
   /// Per-thread scratch: O(d + W), W the largest window of any head.
   struct Workspace {
@@ -87,7 +87,7 @@ class FastSampler {
   bool streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const;
   double ring_logit(const Head& h, std::int64_t j, Workspace& ws) const;
 
-  NiahModel model_;
+  niah::NiahModel model_;
   int dim_;  ///< d, or 0 in the standardized channel
   double beta_;
   std::vector<Head> heads_;

@@ -9,7 +9,7 @@
 
 namespace phasesim::engines {
 
-std::vector<FullVectorHead> full_vector_heads(const NiahModel& model) {
+std::vector<FullVectorHead> full_vector_heads(const niah::NiahModel& model) {
   std::vector<FullVectorHead> heads;
   for (int h = 0; h < model.heads(); ++h) {
     heads.push_back({model.geometry(h), model.gates[static_cast<std::size_t>(h)].weights.data(),
@@ -27,7 +27,7 @@ using OpsOf = std::conditional_t<std::is_same_v<Real, float>, FloatOps, DoubleOp
 }  // namespace
 
 template <typename Real>
-FullScanner<Real>::FullScanner(const NiahModel& model)
+FullScanner<Real>::FullScanner(const niah::NiahModel& model)
     : model_(model),
       heads_(full_vector_heads(model_)),
       window_(model_.max_window()),
@@ -46,13 +46,13 @@ HeadOutcome FullScanner<Real>::trial(std::uint32_t trial, std::int64_t needle, i
       ScanWorkspace<Real>::carve(ws.reals.data(), ws.doubles.data(), window_, row_);
   const auto& h = heads_[static_cast<std::size_t>(head)];
   const auto index = static_cast<std::uint32_t>(head);
-  Argmax best;
+  niah::Argmax best;
   if constexpr (std::is_same_v<Real, float>) {
     best = full_vector_argmax_simd(h, model_.seed, trial, index, needle, 0, h.entries, scratch);
   } else {
     best = scan_full_vector<DoubleOps>(h, model_.seed, trial, index, needle, 0, h.entries, scratch);
   }
-  return {entry_contains(h.geometry, best.entry, needle), best};
+  return {h.geometry.holds(best.entry, needle), best};
 }
 
 template class FullScanner<float>;
@@ -65,9 +65,9 @@ class FullEngine final : public Engine {
  public:
   std::string name() const override { return std::is_same_v<Real, float> ? "full" : "full-double"; }
   bool monte_carlo() const override { return true; }
-  void check(const NiahModel& model) const override { require_full_vector(model, name()); }
-  std::string approximation(const NiahModel&) const override { return ""; }
-  WorkEstimate estimate(const NiahRun& run) const override {
+  void check(const niah::NiahModel& model) const override { require_full_vector(model, name()); }
+  std::string approximation(const niah::NiahModel&) const override { return ""; }
+  WorkEstimate estimate(const niah::NiahRun& run) const override {
     // Every trial draws a d-vector key for each token of every entry (about 2 ns per
     // coordinate) and scores each entry once per head.
     // Heads of different geometries: bounded by the most entries and the widest window.
@@ -79,10 +79,12 @@ class FullEngine final : public Engine {
     estimate.seconds += static_cast<double>(run.needles.trials()) * cells * 2e-9;
     return estimate;
   }
-  std::vector<std::string> paths(const NiahModel& model) const override {
+  std::vector<std::string> paths(const niah::NiahModel& model) const override {
     return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
   }
-  EngineOutput run(const NiahRun& run, const Parallel& parallel) const override {
+
+ protected:
+  niah::EngineOutput run(const niah::NiahRun& run, const Parallel& parallel) const override {
     return run_trials(FullScanner<Real>(run.model), run, parallel);
   }
 };

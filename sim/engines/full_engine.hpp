@@ -17,7 +17,7 @@ class FullScanner {
   static constexpr bool kArgmaxes = true;
 
   /// The model must be full-vector (dim > 0).
-  explicit FullScanner(const NiahModel& model);
+  explicit FullScanner(const niah::NiahModel& model);
   FullScanner(const FullScanner&) = delete;  // heads_ point into model_
   FullScanner& operator=(const FullScanner&) = delete;
 
@@ -33,7 +33,7 @@ class FullScanner {
   HeadOutcome trial(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
 
  private:
-  NiahModel model_;
+  niah::NiahModel model_;
   std::vector<FullVectorHead> heads_;  ///< point into model_.gates
   int window_ = 0;                     ///< the largest window of any head
   int row_ = 0;                        ///< numbers per key row

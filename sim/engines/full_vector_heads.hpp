@@ -9,6 +9,6 @@
 namespace phasesim::engines {
 
 /// One FullVectorHead per head of a full-vector model, gates pointing into model.gates.
-std::vector<FullVectorHead> full_vector_heads(const NiahModel& model);
+std::vector<FullVectorHead> full_vector_heads(const niah::NiahModel& model);
 
 }  // namespace phasesim::engines

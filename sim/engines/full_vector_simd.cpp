@@ -13,8 +13,11 @@
 #include "phasesim/core/normal_block-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
-namespace phasesim {
+namespace phasesim::engines {
 namespace HWY_NAMESPACE {
+
+// The block generator's per-target code (core's), with its Highway alias hn.
+using namespace phasesim::HWY_NAMESPACE;
 
 using LogitTag = hn::CappedTag<float, kReduceLanes>;
 using LogitVec = hn::Vec<LogitTag>;
@@ -84,9 +87,9 @@ struct SimdOps {
   }
 };
 
-Argmax Scan(const FullVectorHead& head, std::uint64_t seed, std::uint32_t trial,
-            std::uint32_t head_index, std::int64_t needle, std::int64_t begin, std::int64_t end,
-            const ScanWorkspace<float>& ws) {
+niah::Argmax Scan(const FullVectorHead& head, std::uint64_t seed, std::uint32_t trial,
+                  std::uint32_t head_index, std::int64_t needle, std::int64_t begin,
+                  std::int64_t end, const ScanWorkspace<float>& ws) {
   return scan_full_vector<SimdOps>(head, seed, trial, head_index, needle, begin, end, ws);
 }
 
@@ -96,18 +99,19 @@ float EntryLogit(const FullVectorHead& head, const ScanWorkspace<float>& ws, Str
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace phasesim
+}  // namespace phasesim::engines
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace phasesim {
+namespace phasesim::engines {
 
 HWY_EXPORT(Scan);
 HWY_EXPORT(EntryLogit);
 
-Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t seed, std::uint32_t trial,
-                               std::uint32_t head_index, std::int64_t needle, std::int64_t begin,
-                               std::int64_t end, const ScanWorkspace<float>& ws) {
+niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t seed,
+                                     std::uint32_t trial, std::uint32_t head_index,
+                                     std::int64_t needle, std::int64_t begin, std::int64_t end,
+                                     const ScanWorkspace<float>& ws) {
   return HWY_DYNAMIC_DISPATCH(Scan)(head, seed, trial, head_index, needle, begin, end, ws);
 }
 
@@ -116,5 +120,5 @@ float full_vector_entry_logit_simd(const FullVectorHead& head, const ScanWorkspa
   return HWY_DYNAMIC_DISPATCH(EntryLogit)(head, ws, weights, first);
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::engines
 #endif

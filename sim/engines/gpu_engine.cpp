@@ -14,17 +14,19 @@ class GpuEngine final : public Engine {
  public:
   std::string name() const override { return "gpu"; }
   bool monte_carlo() const override { return true; }
-  void check(const NiahModel& model) const override {
+  void check(const niah::NiahModel& model) const override {
     const auto reason = gpu_unavailable_reason();
     require(reason.empty(), "invalid --engine gpu: " + reason);
     require_full_vector(model, name());
   }
-  std::string approximation(const NiahModel&) const override { return ""; }
-  std::vector<std::string> paths(const NiahModel& model) const override {
+  std::string approximation(const niah::NiahModel&) const override { return ""; }
+  std::vector<std::string> paths(const niah::NiahModel& model) const override {
     return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "full-vector");
   }
+
+ protected:
   // The device does the parallel work; the CPU policy has nothing to split.
-  EngineOutput run(const NiahRun& run, const Parallel&) const override {
+  niah::EngineOutput run(const niah::NiahRun& run, const Parallel&) const override {
     auto argmaxes = gpu_argmaxes(run.model, run.needles);
     auto outcomes = outcomes_of(run, argmaxes);
     return {{}, std::move(outcomes), std::move(argmaxes)};

@@ -16,7 +16,7 @@
 #include "gpu_engine.hpp"
 #include "phasesim/engines/gpu.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 namespace {
 
 constexpr int kMaxThreads = 128;
@@ -60,8 +60,8 @@ struct KernelWorkspace {
   }
 };
 
-__global__ void argmax_kernel(const FullVectorHead* heads, int head_count, NeedlePlan needles,
-                              std::uint64_t seed, KernelWorkspace workspace, Argmax* out) {
+__global__ void argmax_kernel(const FullVectorHead* heads, int head_count, niah::NeedlePlan needles,
+                              std::uint64_t seed, KernelWorkspace workspace, niah::Argmax* out) {
   // Plain arrays: __shared__ memory cannot hold a type with default member initializers.
   __shared__ std::int64_t entries[kMaxThreads];
   __shared__ double logits[kMaxThreads];
@@ -75,7 +75,7 @@ __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, Needl
     const FullVectorHead& head = heads[h];
     const std::int64_t begin = head.entries * t / threads;
     const std::int64_t end = head.entries * (t + 1) / threads;
-    Argmax best;
+    niah::Argmax best;
     if (begin < end) {
       best = scan_full_vector<FloatOps>(head, seed, trial, static_cast<std::uint32_t>(h),
                                         needles.position(seed, trial), begin, end, ws);
@@ -86,7 +86,7 @@ __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, Needl
     __syncthreads();
     for (int half = threads / 2; half > 0; half /= 2) {
       if (t < half) {
-        Argmax mine{entries[t], logits[t], runner_ups[t]};
+        niah::Argmax mine{entries[t], logits[t], runner_ups[t]};
         mine.merge({entries[t + half], logits[t + half], runner_ups[t + half]});
         entries[t] = mine.entry;
         logits[t] = mine.logit;
@@ -119,7 +119,8 @@ std::string gpu_device_name() {
          " GiB)";
 }
 
-std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePlan& needles) {
+std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
+                                       const niah::NeedlePlan& needles) {
   auto heads = full_vector_heads(model);
   std::vector<double> gates;
   for (const auto& h : heads) gates.insert(gates.end(), h.gate, h.gate + h.geometry.window);
@@ -148,17 +149,17 @@ std::vector<Argmax> engines::gpu_argmaxes(const NiahModel& model, const NeedlePl
       std::clamp<std::int64_t>(kWorkspaceBytes / (threads * bytes_per_thread), 1, items);
   const auto device_reals = device_array<float>(blocks * threads * reals);
   const auto device_doubles = device_array<double>(blocks * threads * doubles);
-  const auto out = device_array<Argmax>(items);
+  const auto out = device_array<niah::Argmax>(items);
   const KernelWorkspace workspace{
       device_reals.get(), device_doubles.get(), reals, doubles, window, row};
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
       device_heads.get(), model.heads(), needles, model.seed, workspace, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
-  std::vector<Argmax> argmaxes(static_cast<std::size_t>(items));
-  check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(Argmax),
+  std::vector<niah::Argmax> argmaxes(static_cast<std::size_t>(items));
+  check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(niah::Argmax),
                    cudaMemcpyDeviceToHost),
         "the argmax kernel");
   return argmaxes;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

@@ -11,6 +11,7 @@ namespace phasesim::engines {
 
 /// The argmax of every (trial, head), at index trial * heads + head, computed on device 0.
 /// The caller has checked gpu_unavailable_reason(); a CUDA error throws std::runtime_error.
-std::vector<Argmax> gpu_argmaxes(const NiahModel& model, const NeedlePlan& needles);
+std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
+                                       const niah::NeedlePlan& needles);
 
 }  // namespace phasesim::engines

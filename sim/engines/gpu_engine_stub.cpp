@@ -4,7 +4,7 @@
 #include "gpu_engine.hpp"
 #include "phasesim/engines/gpu.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 
 std::string gpu_unavailable_reason() {
   return "this build has no CUDA support (configure where nvcc is found, with "
@@ -13,8 +13,8 @@ std::string gpu_unavailable_reason() {
 
 std::string gpu_device_name() { throw std::logic_error("gpu_device_name: no CUDA support"); }
 
-std::vector<Argmax> engines::gpu_argmaxes(const NiahModel&, const NeedlePlan&) {
+std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel&, const niah::NeedlePlan&) {
   throw std::logic_error("gpu_argmaxes: no CUDA support");
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

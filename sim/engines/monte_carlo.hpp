@@ -17,14 +17,15 @@ namespace phasesim::engines {
 /// computes one, the entry it attends to with its logit (entry -1 otherwise).
 struct HeadOutcome {
   bool retrieved = false;
-  Argmax argmax;
+  niah::Argmax argmax;
 };
 
 /// Runs `kernel` over every (trial, head) of the run. A kernel provides `workspace()` (scratch
 /// for one thread), `trial(trial, needle, head, workspace)` returning a HeadOutcome, and
 /// `kArgmaxes`, true when its outcomes carry argmaxes worth keeping.
 template <typename Kernel>
-EngineOutput run_trials(const Kernel& kernel, const NiahRun& run, const Parallel& parallel) {
+niah::EngineOutput run_trials(const Kernel& kernel, const niah::NiahRun& run,
+                              const Parallel& parallel) {
   const int heads = run.model.heads();
   const std::int64_t trials = run.needles.trials();
   // One row of outcomes per trial: rows are what the ranks of an MPI job hand each other.
@@ -36,8 +37,8 @@ EngineOutput run_trials(const Kernel& kernel, const NiahRun& run, const Parallel
         for (int h = 0; h < heads; ++h)
           row[static_cast<std::size_t>(h)] = kernel.trial(trial, needle, h, workspace);
       });
-  OutcomeTable table(trials, heads);
-  std::vector<Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
+  niah::OutcomeTable table(trials, heads);
+  std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
   for (std::size_t k = 0; k < rows.size(); ++k) {
     table.set(static_cast<std::int64_t>(k) / heads,
               static_cast<int>(k % static_cast<std::size_t>(heads)), rows[k].retrieved);
@@ -48,9 +49,9 @@ EngineOutput run_trials(const Kernel& kernel, const NiahRun& run, const Parallel
 
 /// The outcomes of argmaxes (index trial * heads + head): a head retrieves when the entry
 /// it attends to holds the trial's needle.
-OutcomeTable outcomes_of(const NiahRun& run, const std::vector<Argmax>& argmaxes);
+niah::OutcomeTable outcomes_of(const niah::NiahRun& run, const std::vector<niah::Argmax>& argmaxes);
 
 /// Throws InputError unless the model is full-vector: the message names `engine`.
-void require_full_vector(const NiahModel& model, const std::string& engine);
+void require_full_vector(const niah::NiahModel& model, const std::string& engine);
 
 }  // namespace phasesim::engines

@@ -7,21 +7,21 @@
 
 #include "full_vector_heads.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 namespace {
 
-std::pair<EngineOutput, double> timed_run(const Engine& engine, const NiahRun& run,
-                                          const Parallel& parallel) {
+std::pair<niah::EngineOutput, double> timed_run(const NiahPlan& plan, const Parallel& parallel) {
   const auto start = std::chrono::steady_clock::now();
-  auto output = engine.run(run, parallel);
+  auto output = run_engine(plan, parallel);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  const auto& run = plan.run();
   if (output.argmaxes.size() != static_cast<std::size_t>(run.needles.trials() * run.model.heads()))
-    throw std::logic_error("check_parity: engine " + engine.name() + " gave no argmaxes");
+    throw std::logic_error("check_parity: engine " + plan.engine().name() + " gave no argmaxes");
   return {std::move(output), elapsed.count()};
 }
 
-ArgmaxComparison compare(const EngineOutput& reference, const EngineOutput& candidate,
-                         const EngineOutput& candidate_again) {
+ArgmaxComparison compare(const niah::EngineOutput& reference, const niah::EngineOutput& candidate,
+                         const niah::EngineOutput& candidate_again) {
   ArgmaxComparison c;
   const auto& cpu = reference.argmaxes;
   const auto& gpu = candidate.argmaxes;
@@ -49,13 +49,13 @@ ArgmaxComparison compare(const EngineOutput& reference, const EngineOutput& cand
   return c;
 }
 
-EngineTiming timing(double seconds, const NiahRun& run, std::int64_t keys_per_trial) {
+EngineTiming timing(double seconds, const niah::NiahRun& run, std::int64_t keys_per_trial) {
   const auto trials = static_cast<double>(run.needles.trials());
   const auto keys = trials * static_cast<double>(keys_per_trial);
   return {seconds, trials / seconds, keys / seconds};
 }
 
-Json argmax_json(const Argmax& a) {
+Json argmax_json(const niah::Argmax& a) {
   return {{"entry", a.entry}, {"logit", a.logit}, {"gap", a.gap()}};
 }
 
@@ -72,28 +72,29 @@ std::int64_t ArgmaxComparison::not_near_ties() const {
                        [](const DifferingArgmax& d) { return !d.near_tie(); });
 }
 
-ParityCheck check_parity(const NiahRun& run, const Engine& reference, const Engine& candidate,
+ParityCheck check_parity(const NiahPlan& reference, const NiahPlan& candidate,
                          const Parallel& parallel) {
-  const auto [cpu, cpu_seconds] = timed_run(reference, run, parallel);
-  const auto gpu_first = timed_run(candidate, run, parallel).first;
-  const auto [gpu, gpu_seconds] = timed_run(candidate, run, parallel);
+  const auto& run = reference.run();
+  const auto [cpu, cpu_seconds] = timed_run(reference, parallel);
+  const auto gpu_first = timed_run(candidate, parallel).first;
+  const auto [gpu, gpu_seconds] = timed_run(candidate, parallel);
   ParityCheck check;
   check.comparison = compare(cpu, gpu, gpu_first);
-  check.reference = niah_result(run, cpu);
-  check.candidate = niah_result(run, gpu);
+  check.reference = niah::niah_result(run, cpu);
+  check.candidate = niah::niah_result(run, gpu);
   check.keys_per_trial = full_vector_keys_per_trial(run.model);
   check.reference_time = timing(cpu_seconds, run, check.keys_per_trial);
   check.candidate_time = timing(gpu_seconds, run, check.keys_per_trial);
   return check;
 }
 
-std::int64_t full_vector_keys_per_trial(const NiahModel& model) {
+std::int64_t full_vector_keys_per_trial(const niah::NiahModel& model) {
   std::int64_t keys = 0;
   for (const auto& head : engines::full_vector_heads(model)) keys += scanned_keys(head);
   return keys;
 }
 
-Json parity_document(const NiahRun& run, const std::string& gate, const Parallel& parallel,
+Json parity_document(const niah::NiahRun& run, const std::string& gate, const Parallel& parallel,
                      const ParityLabels& labels, const ParityCheck& check) {
   const auto& m = run.model;
   const auto& c = check.comparison;
@@ -150,4 +151,4 @@ Json parity_document(const NiahRun& run, const std::string& gate, const Parallel
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

@@ -11,7 +11,7 @@
 #include "phasesim/core/error.hpp"
 #include "presets.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 namespace {
 
 constexpr int kMaxHeads = 4096;             // as niah's --heads
@@ -262,4 +262,4 @@ KvCost kv_cost(std::span<const Geometry> geometries) {
   return cost;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

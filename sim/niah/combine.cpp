@@ -5,7 +5,7 @@
 
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 CombineRule parse_combine(std::string_view text, int heads) {
   const std::string shown(text);
@@ -48,4 +48,4 @@ double combine_probabilities(std::span<const double> probability, const CombineR
   return count[K];
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -6,7 +6,7 @@
 
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 namespace {
 
 constexpr std::int64_t kMaxCounter = 4294967295;  // trials and positions index 32-bit counters
@@ -17,26 +17,29 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
                         int prompts, const std::string& heads) {
-  require(groups >= 1, "invalid --groups " + std::to_string(groups) + " (must be at least 1)");
-  require(prompts >= 1, "invalid --prompts " + std::to_string(prompts) + " (must be at least 1)");
+  require_at_least(groups, 1, "--groups");
+  require_at_least(prompts, 1, "--prompts");
   const std::int64_t G = groups;
   require(G * prompts <= kMaxCounter, "invalid --prompts " + std::to_string(prompts) +
                                           " (--groups x --prompts must be at most " +
                                           std::to_string(kMaxCounter) + ")");
   require(context <= kMaxCounter, "invalid --context " + std::to_string(context) +
                                       " (must be at most " + std::to_string(kMaxCounter) + ")");
-  // Needles lie in [max(W, o), N_c*S + o - W] for every head: group r uses p = k*G + r for
-  // k in [first, last]; the first block's highest position is first*G + G - 1.
+  // Needles lie in every head's interior positions: group r uses p = k*G + r for k in
+  // [first, last]; the first block's highest position is first*G + G - 1.
   std::int64_t lowest = 0;
-  for (const auto& g : geometries) lowest = std::max<std::int64_t>({lowest, g.window, g.offset});
+  for (const auto& g : geometries) {
+    lowest = std::max(lowest, g.interior(g.entries_before(context)).first);
+  }
   const std::int64_t first = ceil_div(lowest, G);
   const std::int64_t top_of_first = first * G + G - 1;
   std::int64_t shortest = 0;
   std::int64_t highest = kMaxCounter;
   for (const auto& g : geometries) {
+    // The entries whose interior reaches the first block's top: N_c S + o - W >= top.
     const std::int64_t S = g.stride;
     shortest = std::max(shortest, g.offset + S * ceil_div(top_of_first + g.window - g.offset, S));
-    highest = std::min(highest, g.entries_before(context) * S + g.offset - g.window);
+    highest = std::min(highest, g.interior(g.entries_before(context)).last);
   }
   require(context >= shortest, "invalid --context " + std::to_string(context) +
                                    " (must be at least " + std::to_string(shortest) + " for " +
@@ -77,4 +80,4 @@ std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t ab
   return period;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-namespace phasesim {
+namespace phasesim::niah {
 
 struct Preset {
   std::string_view name;  ///< the file's stem, e.g. "v4-csa"
@@ -14,4 +14,4 @@ struct Preset {
 
 std::span<const Preset> builtin_presets();
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -5,14 +5,14 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "phasesim/niah/estimate.hpp"
+#include "phasesim/stats/estimate.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 namespace {
 
 // Mean change over groups and its standard error (groups are independent).
 Knockout knockout_of(int head, std::vector<KnockoutGroup> groups) {
-  GroupMean change;
+  stats::GroupMean change;
   for (const auto& g : groups) change.add(g.change, g.change_std_error);
   return {head, std::move(groups), change.mean(), change.std_error()};
 }
@@ -140,7 +140,7 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
   for (int r = 0; r < run.needles.groups; ++r) {
     std::int64_t successes = 0;
     std::int64_t without = 0;
-    PairedDifference change;
+    stats::PairedDifference change;
     for (std::int64_t i = r * P; i < (r + 1) * P; ++i) {
       const bool all = combine_outcomes(table.row(i), run.combine);
       successes += all ? 1 : 0;
@@ -149,7 +149,7 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
       without += less ? 1 : 0;
       change.add(all, less);  // the same trials with and without the head
     }
-    const auto e = estimate_proportion(successes, P);
+    const auto e = stats::estimate_proportion(successes, P);
     result.groups.push_back({r, e.mean, e.successes, e.trials, e.std_error, e.ci_low, e.ci_high});
     if (run.knockout) {
       const double accuracy = static_cast<double>(without) / static_cast<double>(P);
@@ -213,6 +213,17 @@ Json niah_document(const NiahRun& run, const std::string& engine,
   return doc;
 }
 
+std::vector<stats::GroupCount> group_counts(const NiahResult& result) {
+  std::vector<stats::GroupCount> counts;
+  for (const auto& g : result.groups) {
+    if (!g.successes || !g.trials) {
+      throw std::invalid_argument("group_counts: an exact report has no counts");
+    }
+    counts.push_back({g.group, *g.successes, *g.trials});
+  }
+  return counts;
+}
+
 Json niah_result_json(const NiahResult& result) {
   Json doc;
   doc["groups"] = groups_json(result.groups);
@@ -221,4 +232,4 @@ Json niah_result_json(const NiahResult& result) {
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

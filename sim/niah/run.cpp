@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 namespace {
 
 constexpr int kMaxHeads = 4096;  // the head index shares a 32-bit counter word with the stream
@@ -19,18 +20,14 @@ void validate_parameterization(const NiahModel& m) {
           "[--query-noise] for the full-vector model)");
   require(m.beta || m.dim, "invalid model (give --beta or --dim)");
   if (m.beta) {
-    require(std::isfinite(*m.beta) && *m.beta >= 0,
-            "invalid --beta " + format_number(*m.beta) + " (must be finite and >= 0)");
+    require_non_negative(*m.beta, "--beta");
     require(m.query_noise == 0,
             "invalid --query-noise without --dim (the query noise belongs "
             "to the full-vector model)");
     return;
   }
-  require(*m.dim >= 2 && *m.dim <= kMaxDim, "invalid --dim " + std::to_string(*m.dim) +
-                                                " (must be in [2, " + std::to_string(kMaxDim) +
-                                                "])");
-  require(std::isfinite(m.query_noise) && m.query_noise >= 0,
-          "invalid --query-noise " + format_number(m.query_noise) + " (must be finite and >= 0)");
+  require_in_range(*m.dim, 2, kMaxDim, "--dim");
+  require_non_negative(m.query_noise, "--query-noise");
 }
 
 }  // namespace
@@ -54,8 +51,7 @@ bool NiahModel::one_geometry() const {
 }
 
 void validate_model(const NiahModel& m) {
-  require(m.heads() >= 1 && m.heads() <= kMaxHeads,
-          "invalid --heads " + std::to_string(m.heads()) + " (must be in [1, 4096])");
+  require_in_range(m.heads(), 1, kMaxHeads, "--heads");
   require(m.geometries.size() == m.gates.size(),
           "invalid model (" + std::to_string(m.geometries.size()) + " geometries for " +
               std::to_string(m.heads()) + " heads: give one per head)");
@@ -67,9 +63,7 @@ void validate_model(const NiahModel& m) {
                 " weights, the window needs " + std::to_string(m.geometry(h).window) + ")");
   }
   validate_parameterization(m);
-  require(
-      std::isfinite(m.content_noise) && m.content_noise >= 0,
-      "invalid --content-noise " + format_number(m.content_noise) + " (must be finite and >= 0)");
+  require_non_negative(m.content_noise, "--content-noise");
 }
 
 void validate_knockout(int head, int heads) {
@@ -81,10 +75,11 @@ void validate_knockout(int head, int heads) {
 namespace {
 
 // --gates gives H gates, or one gate that --heads replicates (random heads get seeds SEED,
-// SEED + 1, ...).
+// SEED + 1, ...); gates given as numbers are one per head.
 std::vector<Gate> head_gates(const NiahSpec& spec) {
-  auto gates = parse_gates(spec.gates, spec.geometry.window);
-  if (gates.size() > 1) {
+  auto gates =
+      spec.gate_values.empty() ? parse_gates(spec.gates, spec.geometry.window) : spec.gate_values;
+  if (gates.size() > 1 || !spec.gate_values.empty()) {
     require(!spec.heads || *spec.heads == static_cast<int>(gates.size()),
             "invalid --heads " + std::to_string(*spec.heads) + " (--gates gives " +
                 std::to_string(gates.size()) +
@@ -92,11 +87,20 @@ std::vector<Gate> head_gates(const NiahSpec& spec) {
     return gates;
   }
   const int heads = spec.heads.value_or(1);
-  require(heads >= 1 && heads <= kMaxHeads,
-          "invalid --heads " + std::to_string(heads) + " (must be in [1, 4096])");
+  require_in_range(heads, 1, kMaxHeads, "--heads");
   std::vector<Gate> replicated;
   for (int h = 0; h < heads; ++h) replicated.push_back(replicate_gate(gates.front(), h));
   return replicated;
+}
+
+// A shared needle plan (compare) within this run's own: same groups and prompts, and blocks
+// inside its own, so interior for these heads too.
+NeedlePlan paired_needles(const NeedlePlan& shared, const NeedlePlan& own) {
+  const bool inside = shared.groups == own.groups && shared.prompts == own.prompts &&
+                      shared.first_block >= own.first_block &&
+                      shared.first_block + shared.block_count <= own.first_block + own.block_count;
+  if (!inside) throw std::logic_error("make_run: the shared needle plan is not interior here");
+  return shared;
 }
 
 NiahModel make_model(const NiahSpec& spec) {
@@ -130,6 +134,7 @@ NiahRun make_run(const NiahSpec& spec) {
                     ? plan_needles(run.model.geometries, spec.context, spec.groups, spec.prompts,
                                    "the heads of " + spec.architecture->file)
                     : plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
+  if (spec.needles) run.needles = paired_needles(*spec.needles, run.needles);
   run.architecture = spec.architecture;
   run.combine = parse_combine(spec.combine, run.model.heads());
   if (spec.knockout) {
@@ -183,4 +188,4 @@ std::vector<std::string> niah_warnings(const NiahSpec& spec) {
   return warnings;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-namespace phasesim {
+namespace phasesim::sweep {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -107,4 +107,4 @@ std::string results_csv(const std::vector<CellDocument>& cells) {
   return csv;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

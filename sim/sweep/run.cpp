@@ -12,7 +12,7 @@
 #include "phasesim/core/job.hpp"
 #include "phasesim/sweep/results_csv.hpp"
 
-namespace phasesim {
+namespace phasesim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
@@ -187,4 +187,4 @@ fs::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pendin
   return results;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

@@ -8,7 +8,7 @@
 
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::sweep {
 namespace {
 
 std::string option_name(std::string_view key) {
@@ -151,4 +151,4 @@ std::vector<std::string> cell_arguments(const SweepSpec& spec, const SweepCell& 
   return words;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

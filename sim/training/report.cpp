@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace phasesim {
+namespace phasesim::training {
 namespace {
 
 std::vector<double> row_of(const RowMatrix& matrix, Eigen::Index row) {
@@ -15,6 +15,7 @@ void put_parameters(Json& doc, const LabSpec& spec) {
   const auto& m = spec.model;
   doc["window"] = m.geometry.window;
   doc["stride"] = m.geometry.stride;
+  doc["offset"] = m.geometry.offset;
   doc["heads"] = m.heads;
   doc["dim"] = m.dim;
   doc["context"] = m.context;
@@ -62,17 +63,6 @@ Json head_json(const LabSpec& spec, const LabResult& result, int h) {
           {"gate_trajectory", trajectory}};
 }
 
-Json period_json(const PeriodEstimate& estimate) {
-  Json candidates = Json::array();
-  for (const auto& c : estimate.candidates) {
-    candidates.push_back({{"period", c.period},
-                          {"chi_square", c.chi_square},
-                          {"degrees_of_freedom", c.degrees_of_freedom},
-                          {"p_value", c.p_value}});
-  }
-  return {{"period", estimate.period}, {"alpha", estimate.alpha}, {"candidates", candidates}};
-}
-
 void put_heads(Json& doc, const LabSpec& spec, const LabResult& result) {
   const auto& heads = result.heads;
   doc["per_head"] = Json::array();
@@ -111,17 +101,19 @@ Json lab_document(const LabSpec& spec, const LabResult& result) {
   const auto& evaluation = result.evaluation;
   doc["evaluation"] =
       "argmax retrieval of the trained layer on fresh contexts, heads combined by any";
-  doc.update(niah_result_json(evaluation.table));
-  doc["analytic"] = niah_result_json(evaluation.prediction);
+  doc.update(niah::niah_result_json(evaluation.table));
+  doc["analytic"] = niah::niah_result_json(evaluation.prediction);
   doc["analytic"]["model"] =
       "the analytic engine on the positional gates softmax(b_h) at beta = sqrt(d / (1 + "
       "sigma_q^2)): large d, no content term, heads independent";
   doc["analytic"]["phase_success"] = evaluation.head_success;
-  doc["analytic_shared"] = niah_result_json(evaluation.prediction_shared);
+  doc["analytic_shared"] = niah::niah_result_json(evaluation.prediction_shared);
   doc["analytic_shared"]["model"] =
       "as analytic, but the heads of one phase are one reader (they pool the same tokens and "
       "see the same query): each phase gets its best head's probability";
-  doc["estimated_period"] = period_json(evaluation.period);
+  doc["estimated_period"] = stats::period_json(evaluation.period);
+  doc["estimated_period"]["alpha"] = evaluation.period.options.alpha;
+  doc["estimated_period"]["replicates"] = evaluation.period.options.replicates;
   return doc;
 }
 
@@ -129,6 +121,7 @@ Json gates_document(const LabSpec& spec, const LayerParameters& parameters) {
   auto doc = new_document("train");
   doc["window"] = spec.model.geometry.window;
   doc["stride"] = spec.model.geometry.stride;
+  doc["offset"] = spec.model.geometry.offset;
   doc["seed"] = spec.seed;
   doc["gates"] = Json::array();
   const auto gates = positional_gates(parameters);
@@ -136,4 +129,4 @@ Json gates_document(const LabSpec& spec, const LayerParameters& parameters) {
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::training

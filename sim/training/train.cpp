@@ -6,41 +6,27 @@
 #include <string>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/analytic_engine.hpp"
+#include "phasesim/engines/plan.hpp"
 #include "phasesim/model/coverage.hpp"
 #include "phasesim/model/gate.hpp"
 #include "workspace_pool.hpp"
 
-namespace phasesim {
+namespace phasesim::training {
 namespace {
 
 constexpr int kMaxSteps = 10000000;
 constexpr int kMaxBatch = 65536;  // the batch index shares a 32-bit counter word with the stream
 
-void require_range(std::int64_t value, std::int64_t least, std::int64_t most,
-                   const std::string& option) {
-  require(value >= least && value <= most, "invalid " + option + " " + std::to_string(value) +
-                                               " (must be in [" + std::to_string(least) + ", " +
-                                               std::to_string(most) + "])");
-}
-
-void require_positive(double value, const std::string& option) {
-  require(std::isfinite(value) && value > 0,
-          "invalid " + option + " " + format_number(value) + " (must be finite and > 0)");
-}
-
 // The evaluation protocol with the positional gates of `parameters` as the model's gates:
 // the spec `niah` would get from --save-gates.
-NiahSpec evaluation_spec(const LabSpec& spec, const LayerParameters& parameters) {
-  NiahSpec niah;
+niah::NiahSpec evaluation_spec(const LabSpec& spec, const LayerParameters& parameters) {
+  niah::NiahSpec niah;
   niah.geometry = spec.model.geometry;
   const auto gates = positional_gates(parameters);
-  niah.gates.clear();
   for (Eigen::Index h = 0; h < gates.rows(); ++h) {
-    niah.gates += h > 0 ? ";weights:" : "weights:";
-    for (Eigen::Index s = 0; s < gates.cols(); ++s) {
-      niah.gates += (s > 0 ? "," : "") + format_number(gates(h, s));
-    }
+    niah.gate_values.push_back(gate_from_weights({gates.row(h).begin(), gates.row(h).end()},
+                                                 "trained head " + std::to_string(h)));
   }
   niah.dim = spec.model.dim;
   niah.query_noise = spec.model.query_noise;
@@ -53,10 +39,10 @@ NiahSpec evaluation_spec(const LabSpec& spec, const LayerParameters& parameters)
 }
 
 // Argmax retrieval of every head in every trial of the run, on fresh contexts.
-OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters& parameters,
-                                const NiahRun& run, const Parallel& parallel) {
+niah::OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters& parameters,
+                                      const niah::NiahRun& run, const Parallel& parallel) {
   const auto& model = spec.model;
-  OutcomeTable table(run.needles.trials(), model.heads);
+  niah::OutcomeTable table(run.needles.trials(), model.heads);
   training::WorkspacePool pool(model);
   parallel_for(
       parallel, run.needles.trials(), [&] { return pool.lease(); },
@@ -65,11 +51,11 @@ OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters& para
         const auto trial = static_cast<std::uint32_t>(i);
         draw_evaluation_context(model, spec.seed, trial, run.needles.position(spec.seed, trial),
                                 w.context);
-        std::vector<Argmax> heads(static_cast<std::size_t>(model.heads));
+        std::vector<niah::Argmax> heads(static_cast<std::size_t>(model.heads));
         layer_argmax(model, parameters, w.context, w, heads);
         for (int h = 0; h < model.heads; ++h) {
           const auto entry = heads[static_cast<std::size_t>(h)].entry;
-          table.set(i, h, entry_holds(model.geometry, entry, w.context.needle));
+          table.set(i, h, model.geometry.holds(entry, w.context.needle));
         }
       });
   return table;
@@ -137,17 +123,16 @@ void Adam::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
 
 void LabSpec::validate() const {
   model.validate();
-  require_range(steps, 1, kMaxSteps, "--steps");
-  require_range(batch, 1, kMaxBatch, "--batch");
+  require_in_range(steps, 1, kMaxSteps, "--steps");
+  require_in_range(batch, 1, kMaxBatch, "--batch");
   require_positive(adam.lr, "--lr");
-  require(std::isfinite(init_scale) && init_scale >= 0,
-          "invalid --init-scale " + format_number(init_scale) + " (must be finite and >= 0)");
+  require_non_negative(init_scale, "--init-scale");
   if (init_lambda) require_positive(*init_lambda, "--init-lambda");
   // Every K steps, and after the last step whatever K.
-  require_range(record_every, 1, kMaxSteps, "--record-every");
-  require_range(log_every, 1, kMaxSteps, "--log-every");
+  require_in_range(record_every, 1, kMaxSteps, "--record-every");
+  require_in_range(log_every, 1, kMaxSteps, "--log-every");
   // The evaluation protocol's own checks (--groups, --prompts, --context).
-  plan_needles(model.geometry, model.context, groups, prompts);
+  niah::plan_needles(model.geometry, model.context, groups, prompts);
 }
 
 WorkEstimate LabSpec::estimate() const {
@@ -228,14 +213,17 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
 
 LabEvaluation evaluate_layer(const LabSpec& spec, const LayerParameters& parameters,
                              const Parallel& parallel) {
-  LabEvaluation evaluation{make_run(evaluation_spec(spec, parameters)), {}, {}, {}, {}, {}};
+  // The prediction is the analytic engine's plan for the trained gates; the table is this
+  // layer's own Monte Carlo over the same run (its needles, groups and combination).
+  const auto registry = engines::builtin_engines();
+  const auto plan = engines::prepare(evaluation_spec(spec, parameters),
+                                     registry.get<engines::AnalyticEngine>(), parallel.team());
+  LabEvaluation evaluation{plan.run(), {}, {}, {}, {}, {}};
   const auto& run = evaluation.run;
-  evaluation.table = monte_carlo_result(run, retrieval_outcomes(spec, parameters, run, parallel));
-  const auto engines = builtin_engines();
-  const auto& analytic = engines.find("analytic");
-  analytic.check(run.model);
-  evaluation.head_success = analytic.run(run, parallel).phase_success;
-  evaluation.prediction = exact_result(run, evaluation.head_success);
+  evaluation.table =
+      niah::monte_carlo_result(run, retrieval_outcomes(spec, parameters, run, parallel));
+  evaluation.head_success = engines::run_engine(plan, parallel).phase_success;
+  evaluation.prediction = niah::exact_result(run, evaluation.head_success);
   std::vector<double> best(static_cast<std::size_t>(spec.model.geometry.stride), 0.0);
   for (const auto& head : evaluation.head_success) {
     for (std::size_t phi = 0; phi < best.size(); ++phi) best[phi] = std::max(best[phi], head[phi]);
@@ -244,8 +232,9 @@ LabEvaluation evaluate_layer(const LabSpec& spec, const LayerParameters& paramet
   auto one_reader = run;
   one_reader.model.geometries.resize(1);
   one_reader.model.gates.resize(1);
-  evaluation.prediction_shared = exact_result(one_reader, {best});
-  evaluation.period = estimate_period(evaluation.table.groups, spec.period_alpha);
+  evaluation.prediction_shared = niah::exact_result(one_reader, {best});
+  evaluation.period =
+      stats::test_periods(niah::group_counts(evaluation.table), spec.period_options(), parallel);
   return evaluation;
 }
 
@@ -273,7 +262,7 @@ LabHeads lab_heads(const LabSpec& spec, const LabTraining& training) {
   }
   heads.blind_phases = blind_phases(geometry.stride, heads.final);
   heads.initial_blind_phases = blind_phases(geometry.stride, heads.initial);
-  heads.blind_law = blind_distribution(geometry.stride, spec.model.heads);
+  heads.blind_law = theorems::blind_distribution(geometry.stride, spec.model.heads);
   return heads;
 }
 
@@ -285,4 +274,4 @@ LabResult run_lab(const LabSpec& spec, const Parallel& parallel,
   return {std::move(training), std::move(heads), std::move(evaluation)};
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::training

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""High-precision reference values for the standardized channel (tests/channel_test.cpp).
+"""High-precision reference values for the standardized channel (tests/channel/channel_test.cpp).
 
 Independent of the C++ code in method and precision: mpmath at 40 digits integrates over
 the *needle* maximum, P = E[Phi(max_s X_s)^n] = int f_maxX(x) Phi(x)^n dx, whereas

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the theorem tests (tests/concentration_test.cpp).
+"""Reference values for the theorem tests (tests/theorems/concentration_test.cpp).
 
 Independent of the C++ code in method: mpmath at 30 digits integrates over the needle's
 noise, A = int phi(x) Phi(mean + sd x)^n dx with n = N - 1 distractors, whereas

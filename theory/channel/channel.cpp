@@ -11,7 +11,7 @@
 #include "phasesim/core/normal.hpp"
 #include "vector_quadrature.hpp"
 
-namespace phasesim {
+namespace phasesim::channel {
 namespace {
 
 // Mass of the distractor maximum left outside the integration range, on each side.
@@ -230,8 +230,7 @@ ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
 }
 
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries) {
-  require(std::isfinite(beta) && beta >= 0,
-          "invalid --beta " + format_number(beta) + " (must be finite and >= 0)");
+  require_non_negative(beta, "--beta");
   for (double x : u) {
     require(x >= 0 && x <= 1, "invalid --u " + format_number(x) + " (each must be in [0, 1])");
   }
@@ -272,4 +271,4 @@ double single_entry_success(double u, double beta, std::int64_t entries) {
   return success_probability(beta, one, entries);
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::channel

@@ -3,7 +3,7 @@
 #include "phasesim/channel/channel.hpp"
 #include "phasesim/core/error.hpp"
 
-namespace phasesim {
+namespace phasesim::channel {
 
 std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, double beta,
                                   std::int64_t entries) {
@@ -20,4 +20,4 @@ std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, do
   return success;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::channel

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace phasesim::detail {
+namespace phasesim::channel::detail {
 
 /// Integrates f(y, out) -> out[0..components) over [a, b] by bisection until, for every
 /// component, |Kronrod - Gauss| <= max(relative_tolerance * L1 of the piece, the share
@@ -105,4 +105,4 @@ class VectorGaussKronrod {
   unsigned max_depth_;
 };
 
-}  // namespace phasesim::detail
+}  // namespace phasesim::channel::detail

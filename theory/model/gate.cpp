@@ -151,7 +151,7 @@ Gate gate_from_logits(const std::vector<double>& logits, std::string spec) {
 }
 
 Gate parse_gate(std::string_view spec, int window) {
-  require(window >= 1, "invalid --window " + std::to_string(window) + " (must be at least 1)");
+  require_at_least(window, 1, "--window");
   // A gate and the copies made of it (logits, normalized weights, per thread): refuse a
   // window whose gates alone would not fit before allocating them.
   check_work("--window " + std::to_string(window), {0, 32.0 * window}, 1);

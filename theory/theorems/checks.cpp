@@ -7,7 +7,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/concentration.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 // J above the one-hot J by more than quadrature noise is what would refute the linear
@@ -220,4 +220,4 @@ Json check_json(const DiversityCheck& check) {
   return doc;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

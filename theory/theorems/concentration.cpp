@@ -9,16 +9,16 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/optimize.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 double linear_success(double c, double beta, std::int64_t entries) {
-  const NeedleEntry entry{beta * c, 1.0};
-  return needle_success(std::span(&entry, 1), entries - 1).probability;
+  const channel::NeedleEntry entry{beta * c, 1.0};
+  return channel::needle_success(std::span(&entry, 1), entries - 1).probability;
 }
 
 double star_margin(double beta, std::int64_t entries) {
-  const NeedleEntry entry{beta, 1.0};
-  const auto at_one = needle_success_gradient(std::span(&entry, 1), entries - 1);
+  const channel::NeedleEntry entry{beta, 1.0};
+  const auto at_one = channel::needle_success_gradient(std::span(&entry, 1), entries - 1);
   const double slope = beta * at_one.d_mean[0];  // A_lin'(1) = beta g(beta)
   return slope - (at_one.probability - linear_success(0.0, beta, entries));
 }
@@ -53,10 +53,10 @@ SplitLaw equal_split_law(const Objective& objective) {
   for (std::size_t k = 1; k <= covered.size(); ++k) {
     weight += covered[k - 1];
     const auto share = static_cast<double>(k);
-    const double success =
-        objective.model == RetentionModel::linear
-            ? linear_success(1 / share, objective.beta, objective.entries)
-            : single_entry_success(1 / std::sqrt(share), objective.beta, objective.entries);
+    const double success = objective.model == RetentionModel::linear
+                               ? linear_success(1 / share, objective.beta, objective.entries)
+                               : channel::single_entry_success(1 / std::sqrt(share), objective.beta,
+                                                               objective.entries);
     law.value.push_back(weight * success);
     if (law.value.back() > law.value[static_cast<std::size_t>(law.k_star - 1)]) {
       law.k_star = static_cast<int>(k);
@@ -84,8 +84,9 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
     if (s == result.slot) own_index = own_u.size();
     own_u.push_back(s == result.slot ? 1.0 : 0.0);
   }
-  const double pull = w[static_cast<std::size_t>(own)] *
-                      success_gradient(objective.beta, own_u, objective.entries).d_u[own_index];
+  const double pull =
+      w[static_cast<std::size_t>(own)] *
+      channel::success_gradient(objective.beta, own_u, objective.entries).d_u[own_index];
   double total = 0;
   for (int t = 0; t < geometry.window; ++t) {
     const auto phi = static_cast<std::size_t>(geometry.phase_of_slot(t));
@@ -100,4 +101,4 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
   return result;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

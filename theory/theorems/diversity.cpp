@@ -10,7 +10,7 @@
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/gate.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 // s = M e^-z / (1 + M e^-z), the weight of the competing answers.
@@ -87,13 +87,11 @@ double OutputLoss::derivative(double z, int order) const {
 }
 
 void DiversityModel::validate() const {
-  require(stride >= 1, "invalid --stride " + std::to_string(stride) + " (must be at least 1)");
-  require(std::isfinite(beta_out) && beta_out >= 0,
-          "invalid --beta-out " + format_number(beta_out) + " (must be finite and >= 0)");
+  require_at_least(stride, 1, "--stride");
+  require_non_negative(beta_out, "--beta-out");
   require(success >= 0 && success <= 1,
           "invalid --success " + format_number(success) + " (must be in [0, 1])");
-  require(std::isfinite(loss.answers) && loss.answers > 0,
-          "invalid --answers " + format_number(loss.answers) + " (must be finite and > 0)");
+  require_positive(loss.answers, "--answers");
 }
 
 double DiversityModel::loss_of(const std::vector<int>& counts) const {
@@ -294,7 +292,7 @@ TrainingRun train_heads(const Objective& channel, const DiversityModel& model,
 TrainingStatistics training_statistics(const Objective& channel, const DiversityModel& model,
                                        const TrainingSettings& settings, int runs,
                                        const Parallel& parallel) {
-  require(runs >= 1, "invalid --train-runs " + std::to_string(runs) + " (must be at least 1)");
+  require_at_least(runs, 1, "--train-runs");
   const int S = channel.geometry.stride;
   TrainingStatistics t;
   t.heads = settings.heads;
@@ -344,4 +342,4 @@ Json training_json(const TrainingStatistics& statistics) {
           {"per_run", runs}};
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

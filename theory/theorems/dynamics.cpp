@@ -9,7 +9,7 @@
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/gate.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 // The needle's entries for one content draw. Entry e holds the needle at slot slots[e],
@@ -45,7 +45,7 @@ ContentSample draw_context(std::span<const double> logits, const std::vector<int
 void add_sample(const Objective& objective, const std::vector<int>& slots,
                 const ContentSample& sample, double weight, ObjectiveValue& result,
                 double& phase_total) {
-  const auto p = success_gradient(objective.beta, sample.u, objective.entries);
+  const auto p = channel::success_gradient(objective.beta, sample.u, objective.entries);
   phase_total += p.probability;
   result.value += weight * p.probability;
   for (std::size_t e = 0; e < slots.size(); ++e) {
@@ -135,29 +135,21 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
 
 void validate_dynamics(const Objective& objective, const DynamicsSettings& settings) {
   objective.validate();
-  require(settings.steps >= 1,
-          "invalid --steps " + std::to_string(settings.steps) + " (must be at least 1)");
-  require(std::isfinite(settings.lr) && settings.lr > 0,
-          "invalid --lr " + format_number(settings.lr) + " (must be finite and > 0)");
-  require(std::isfinite(settings.max_logit_step) && settings.max_logit_step > 0,
-          "invalid --max-logit-step " + format_number(settings.max_logit_step) +
-              " (must be finite and > 0)");
+  require_at_least(settings.steps, 1, "--steps");
+  require_positive(settings.lr, "--lr");
+  require_positive(settings.max_logit_step, "--max-logit-step");
   require(settings.reweight_at < settings.steps,
           "invalid --reweight-at " + std::to_string(settings.reweight_at) +
               " (must be below --steps " + std::to_string(settings.steps) + ")");
   if (settings.reweight_at >= 0)
     normalized_phase_weights(settings.reweight, objective.geometry.stride);
   const auto& noise = settings.content;
-  require(std::isfinite(noise.tau) && noise.tau >= 0,
-          "invalid --content-noise " + format_number(noise.tau) + " (must be finite and >= 0)");
+  require_non_negative(noise.tau, "--content-noise");
   require(noise.tau == 0 || objective.model == RetentionModel::normalized,
           "invalid --content-noise " + format_number(noise.tau) +
               " (content noise needs --model normalized)");
-  require(noise.samples >= 1,
-          "invalid --content-samples " + std::to_string(noise.samples) + " (must be at least 1)");
-  require(
-      settings.record_every >= 1,
-      "invalid --record-every " + std::to_string(settings.record_every) + " (must be at least 1)");
+  require_at_least(noise.samples, 1, "--content-samples");
+  require_at_least(settings.record_every, 1, "--record-every");
 }
 
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
@@ -202,4 +194,4 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
   return run;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

@@ -5,7 +5,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 Json run_json(const BatchRun& run) {
@@ -35,7 +35,7 @@ Json trajectory_json(const std::vector<TrajectoryPoint>& trajectory) {
 
 std::vector<RunSpec> run_specs(const std::string& init, int inits,
                                const std::vector<std::uint64_t>& content_seeds, int window) {
-  require(inits >= 1, "invalid --inits " + std::to_string(inits) + " (must be at least 1)");
+  require_at_least(inits, 1, "--inits");
   require(!content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   const auto base = parse_gate(init, window);
   // A tied largest weight (uniform, weights:1,1,...) has no initial argmax to lock in, and
@@ -86,4 +86,4 @@ Json dynamics_batch_json(const DynamicsBatch& batch) {
           {"lock_in_fraction", static_cast<double>(batch.kept) / static_cast<double>(total)}};
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

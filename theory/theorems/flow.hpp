@@ -7,7 +7,7 @@
 
 #include "phasesim/theorems/objective.hpp"
 
-namespace phasesim::detail {
+namespace phasesim::theorems::detail {
 
 struct FlowStep {
   double lr = 1;
@@ -60,4 +60,4 @@ void flow_step(std::vector<double>& x, ObjectiveValue& at, FlowStep& step, Evalu
   }
 }
 
-}  // namespace phasesim::detail
+}  // namespace phasesim::theorems::detail

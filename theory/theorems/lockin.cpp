@@ -6,7 +6,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 void validate_lockin(const Geometry& geometry, const LockinSettings& settings) {
   if (settings.reweight_steps == 0) return;
@@ -75,4 +75,4 @@ Json lockin_run_json(const LockinRun& run) {
           {"locked", run.locked()}};
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

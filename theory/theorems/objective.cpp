@@ -7,7 +7,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 // P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||), then the chain rule
@@ -20,7 +20,7 @@ PhaseGradients normalized_phases(const Objective& objective, std::span<const dou
     const auto slots = geometry.slots_of_phase(phi);
     std::vector<double> phase_u;
     for (int s : slots) phase_u.push_back(std::min(u[static_cast<std::size_t>(s)], 1.0));
-    const auto p = success_gradient(objective.beta, phase_u, objective.entries);
+    const auto p = channel::success_gradient(objective.beta, phase_u, objective.entries);
     std::vector<double> d_u(g.size(), 0.0);
     for (std::size_t i = 0; i < slots.size(); ++i)
       d_u[static_cast<std::size_t>(slots[i])] = p.d_u[i];
@@ -44,8 +44,8 @@ PhaseGradients linear_phases(const Objective& objective, std::span<const double>
     for (int s : slots) {
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
     }
-    const NeedleEntry entry{objective.beta * g[best], 1.0};
-    const auto p = needle_success_gradient(std::span(&entry, 1), objective.entries - 1);
+    const channel::NeedleEntry entry{objective.beta * g[best], 1.0};
+    const auto p = channel::needle_success_gradient(std::span(&entry, 1), objective.entries - 1);
     result.success.back() = p.probability;
     result.d_g.back()[best] = objective.beta * p.d_mean[0];
   }
@@ -66,8 +66,7 @@ std::string to_string(RetentionModel model) {
 
 void Objective::validate() const {
   geometry.validate();
-  require(std::isfinite(beta) && beta >= 0,
-          "invalid --beta " + format_number(beta) + " (must be finite and >= 0)");
+  require_non_negative(beta, "--beta");
   require(entries >= geometry.window, "invalid --entries " + std::to_string(entries) +
                                           " (must be at least the window, " +
                                           std::to_string(geometry.window) + ")");
@@ -161,4 +160,4 @@ std::vector<double> initial_logits(const std::string& spec, int window) {
   return logits;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

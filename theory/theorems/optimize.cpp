@@ -10,7 +10,7 @@
 #include "phasesim/model/gate.hpp"
 #include "phasesim/theorems/concentration.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 namespace {
 
 constexpr std::size_t kMemory = 8;  // L-BFGS curvature pairs kept
@@ -143,12 +143,9 @@ std::pair<std::size_t, std::vector<Ascent>> run_starts(const Objective& objectiv
 }  // namespace
 
 void OptimizeSettings::validate() const {
-  require(restarts >= 1,
-          "invalid --restarts " + std::to_string(restarts) + " (must be at least 1)");
-  require(std::isfinite(init_scale) && init_scale >= 0,
-          "invalid --init-scale " + format_number(init_scale) + " (must be finite and >= 0)");
-  require(max_iterations >= 1,
-          "invalid --max-iterations " + std::to_string(max_iterations) + " (must be at least 1)");
+  require_at_least(restarts, 1, "--restarts");
+  require_non_negative(init_scale, "--init-scale");
+  require_at_least(max_iterations, 1, "--max-iterations");
 }
 
 std::pair<int, double> best_onehot(const Objective& objective) {
@@ -252,4 +249,4 @@ WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSetting
   return {ascents * per_ascent, ascents * 64 * window};
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

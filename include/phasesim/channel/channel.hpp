@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace phasesim {
+namespace phasesim::channel {
 
 /// Logit law of one entry that holds the needle: mean + sd * N(0, 1), sd in [0, 1].
 struct NeedleEntry {
@@ -70,4 +70,4 @@ SuccessGradient success_gradient(double beta, std::span<const double> u, std::in
 /// A(0; beta, N) = 1/N (chance) and A(1; beta, N) = Phi(beta)^(N-1).
 double single_entry_success(double u, double beta, std::int64_t entries);
 
-}  // namespace phasesim
+}  // namespace phasesim::channel

@@ -6,7 +6,7 @@
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
 
-namespace phasesim {
+namespace phasesim::channel {
 
 /// P_h(phi) for phi = 0..S-1: a needle of phase phi is held by the m_phi slots of that
 /// phase, with normalized weights u_s, among `entries` entries in all. A structurally
@@ -14,4 +14,4 @@ namespace phasesim {
 std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, double beta,
                                   std::int64_t entries);
 
-}  // namespace phasesim
+}  // namespace phasesim::channel

@@ -8,22 +8,23 @@
 // cost, its per-group accuracies and summary, and its paired difference against the first.
 //
 //   CompareSpec spec{{load_architecture("a.toml"), load_architecture("b.toml")}, model};
-//   const auto runs = make_compare_runs(spec);             // validates, one needle plan
-//   const auto comparison = run_compare(runs, engine, Parallel{});  // one per architecture
+//   const auto plan = prepare_compare(spec, engine, threads);  // checked, one needle plan
+//   const auto comparison = run_compare(plan, Parallel{});     // one per architecture
 #include <string>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/plan.hpp"
 #include "phasesim/niah/architecture.hpp"
 
-namespace phasesim {
+namespace phasesim::compare {
 
 struct CompareSpec {
-  std::vector<Architecture> architectures;  ///< the first is the reference
+  std::vector<niah::Architecture> architectures;  ///< the first is the reference
   /// Parameterization, context, groups, prompts, combine and seed; its geometry, gates,
   /// heads, architecture and knockout are not used.
-  NiahSpec model;
+  niah::NiahSpec model;
 };
 
 /// The difference of one group against the first architecture, on the same trials.
@@ -35,9 +36,9 @@ struct PairedGroup {
 
 struct ArchitectureComparison {
   std::string label;  ///< the architecture's name, made distinct from the others'
-  NiahRun run;
-  NiahResult result;
-  KvCost cost;
+  niah::NiahRun run;
+  niah::NiahResult result;
+  niah::KvCost cost;
   std::vector<PairedGroup> groups;
   double mean_difference = 0;  ///< over groups (groups independent)
   double mean_difference_std_error = 0;
@@ -47,17 +48,38 @@ struct ArchitectureComparison {
   double worst_difference_std_error = 0;
 };
 
-/// One validated run per architecture, all with the needle plan that is interior for every
-/// head of every architecture. Throws InputError (naming the file where one is at fault).
-std::vector<NiahRun> make_compare_runs(const CompareSpec& spec);
+/// One checked plan per architecture on one engine, all with the needle plan that is
+/// interior for every head of every architecture; the work of the whole comparison is
+/// within the limits too.
+class ComparePlan {
+ public:
+  const std::vector<engines::NiahPlan>& plans() const { return plans_; }
+  const engines::Engine& engine() const { return plans_.front().engine(); }
+  /// The architectures' estimates summed.
+  const WorkEstimate& estimate() const { return estimate_; }
 
-/// Runs every architecture with `engine` (which must accept every run's model) and compares
-/// each with the first, trial by trial for Monte Carlo engines, exactly for exact ones.
-std::vector<ArchitectureComparison> run_compare(const std::vector<NiahRun>& runs,
-                                                const Engine& engine, const Parallel& parallel);
+ private:
+  friend ComparePlan prepare_compare(const CompareSpec& spec, const engines::Engine& engine,
+                                     int threads);
+  ComparePlan(std::vector<engines::NiahPlan> plans, WorkEstimate estimate)
+      : plans_(std::move(plans)), estimate_(estimate) {}
+
+  std::vector<engines::NiahPlan> plans_;
+  WorkEstimate estimate_;
+};
+
+/// The comparison's plan on `engine` for `threads` threads. Throws InputError (naming the
+/// file where one is at fault) on bad input, an engine that cannot compute an architecture,
+/// or work beyond the limits.
+ComparePlan prepare_compare(const CompareSpec& spec, const engines::Engine& engine, int threads);
+
+/// Runs every architecture and compares each with the first, trial by trial for Monte Carlo
+/// engines, exactly for exact ones.
+std::vector<ArchitectureComparison> run_compare(const ComparePlan& plan, const Parallel& parallel);
 
 /// The `compare` document: the shared parameters, then per architecture its label,
 /// architecture, KV cost, engine paths, groups, summary and difference against the first.
-Json compare_document(const std::vector<ArchitectureComparison>& comparison, const Engine& engine);
+Json compare_document(const std::vector<ArchitectureComparison>& comparison,
+                      const engines::Engine& engine);
 
-}  // namespace phasesim
+}  // namespace phasesim::compare

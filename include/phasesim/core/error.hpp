@@ -1,9 +1,12 @@
 #pragma once
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace phasesim {
 
@@ -32,6 +35,38 @@ inline std::string format_fixed(double value, int digits) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(digits) << value;
   return text.str();
+}
+
+// The checks every layer makes of a number it is given, in the one grammar of InputError:
+// "invalid OPTION VALUE (what is allowed)". Each builds its message only when it throws.
+
+/// Throws unless least <= value <= most: "invalid --steps 0 (must be in [1, 10000000])".
+inline void require_in_range(std::int64_t value, std::int64_t least, std::int64_t most,
+                             std::string_view option) {
+  if (value >= least && value <= most) return;
+  throw InputError("invalid " + std::string(option) + " " + std::to_string(value) +
+                   " (must be in [" + std::to_string(least) + ", " + std::to_string(most) + "])");
+}
+
+/// Throws unless value >= least: "invalid --heads 0 (must be at least 1)".
+inline void require_at_least(std::int64_t value, std::int64_t least, std::string_view option) {
+  if (value >= least) return;
+  throw InputError("invalid " + std::string(option) + " " + std::to_string(value) +
+                   " (must be at least " + std::to_string(least) + ")");
+}
+
+/// Throws unless value is finite and > 0: "invalid --lr 0 (must be finite and > 0)".
+inline void require_positive(double value, std::string_view option) {
+  if (std::isfinite(value) && value > 0) return;
+  throw InputError("invalid " + std::string(option) + " " + format_number(value) +
+                   " (must be finite and > 0)");
+}
+
+/// Throws unless value is finite and >= 0: "invalid --beta -1 (must be finite and >= 0)".
+inline void require_non_negative(double value, std::string_view option) {
+  if (std::isfinite(value) && value >= 0) return;
+  throw InputError("invalid " + std::string(option) + " " + format_number(value) +
+                   " (must be finite and >= 0)");
 }
 
 }  // namespace phasesim

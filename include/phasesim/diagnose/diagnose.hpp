@@ -3,7 +3,8 @@
 // (MODEL.md sections 2-5; docs/DIAGNOSE.md). It answers the four questions a practitioner
 // brings: is there a period, and which (period.hpp); which phases are covered and how bad
 // the worst is (phases.hpp); what beta and gates produce it, and under which assumption
-// (fit.hpp); how many prompts would settle it (power.hpp).
+// (fit.hpp); how many prompts would settle it (power.hpp). The period test is the shared one
+// of phasesim/stats/period.hpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,12 +13,12 @@
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/diagnose/fit.hpp"
-#include "phasesim/diagnose/period.hpp"
 #include "phasesim/diagnose/phases.hpp"
 #include "phasesim/diagnose/power.hpp"
 #include "phasesim/diagnose/table.hpp"
+#include "phasesim/stats/period.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 
 /// What the user knows about the model, under the CLI's option names.
 struct DiagnoseSpec {
@@ -25,41 +26,70 @@ struct DiagnoseSpec {
   std::optional<int> stride;
   std::optional<std::int64_t> context;
   std::optional<int> heads;
-  PeriodOptions period;
+  stats::PeriodOptions period;
 };
 
 /// The paper's context (128K tokens), assumed when neither the options nor the table say.
 inline constexpr std::int64_t kAssumedContext = 131072;
 
-/// The architecture a diagnosis works with, each value with where it came from: "given"
-/// (an option), "table" (the niah JSON), "assumed" or "unknown".
+/// Where a value of the architecture came from.
+enum class Source {
+  given,    ///< an option
+  table,    ///< the niah JSON
+  assumed,  ///< a default the assumptions name
+  unknown,
+};
+
+/// "given", "table", "assumed" or "unknown".
+const char* source_name(Source source);
+
+/// The architecture a diagnosis works with, each value with where it came from.
 struct DiagnosedArchitecture {
   std::optional<int> window;
-  std::string window_source;
+  Source window_source = Source::unknown;
   std::optional<int> stride;
-  std::string stride_source;
+  Source stride_source = Source::unknown;
   std::int64_t context = kAssumedContext;
-  std::string context_source;
+  Source context_source = Source::unknown;
   int heads = 1;
-  std::string heads_source;
+  Source heads_source = Source::unknown;
 };
 
 /// Options first, then the table's JSON, then the assumptions. Throws InputError naming the
 /// option on a bad value.
 DiagnosedArchitecture resolve_architecture(const CountTable& table, const DiagnoseSpec& spec);
 
+/// What a fit assumes about where a phase's weight sits.
+enum class Assumption {
+  one_slot_per_phase,  ///< one head, its weight on one slot of each phase
+  spread_over_slots,   ///< one head, its weight spread evenly over a phase's slots
+  one_hot_heads,       ///< every head one-hot (T2 lock-in)
+};
+
+/// "one slot per phase", "spread over the phase's slots" or "one-hot heads".
+const char* assumption_name(Assumption assumption);
+
 /// One fit of the idealized model and the assumption it rests on.
 struct LabelledFit {
-  std::string
-      assumption;  ///< "one slot per phase", "spread over the phase's slots", "one-hot heads"
+  Assumption assumption = Assumption::one_slot_per_phase;
   ModelFit fit;
 };
 
+/// What set the number of phases of the per-phase analysis.
+enum class PhasesFrom {
+  stride,  ///< the stride (with the group count)
+  period,  ///< the detected period
+  flat,    ///< neither: one phase
+};
+
+/// "stride", "period" or "flat".
+const char* phases_from_name(PhasesFrom from);
+
 struct Diagnosis {
   DiagnosedArchitecture architecture;
-  PeriodTest period;
-  int phases = 1;            ///< P of the per-phase analysis: groups r, r + P, ... pool
-  std::string phases_from;   ///< "stride", "period" or "flat"
+  stats::PeriodTest period;
+  int phases = 1;  ///< P of the per-phase analysis: groups r, r + P, ... pool
+  PhasesFrom phases_from = PhasesFrom::flat;
   std::int64_t entries = 0;  ///< N of the fits: context / (stride, or P without one)
   PhaseProfile profile;
   std::vector<LabelledFit> fits;
@@ -76,4 +106,4 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
 Json diagnose_document(const std::string& table_path, const CountTable& table,
                        const DiagnoseSpec& spec, const Diagnosis& diagnosis);
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/channel/success_curve.hpp"
 #include "phasesim/core/parallel.hpp"
-#include "phasesim/diagnose/success_curve.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 
 /// One phase of the table: pooled counts, and how the phase sits in the cache.
 struct PhaseData {
   std::int64_t successes = 0;
   std::int64_t trials = 0;
-  PhaseSlots slots;
+  channel::PhaseSlots slots;
 };
 
 struct FitInput {
@@ -51,8 +51,15 @@ struct FittedPhase {
   std::optional<int> heads_high;
 };
 
+enum class FitModel { one_head, one_hot_heads };
+
+/// "one-head" or "one-hot-heads", as the document names the model.
+inline const char* model_name(FitModel model) {
+  return model == FitModel::one_head ? "one-head" : "one-hot-heads";
+}
+
 struct ModelFit {
-  std::string model;  ///< "one-head" or "one-hot-heads"
+  FitModel model = FitModel::one_head;
   double beta = 0;
   double beta_low = 0;
   std::optional<double> beta_high;  ///< unset when the profile stays high up to kMaxFitBeta
@@ -74,4 +81,4 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel);
 /// The model of input.heads one-hot heads.
 ModelFit fit_one_hot_heads(const FitInput& input);
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

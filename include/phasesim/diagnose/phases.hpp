@@ -8,7 +8,7 @@
 
 #include "phasesim/diagnose/table.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 
 struct PhaseAccuracy {
   int phase = 0;
@@ -49,4 +49,4 @@ PhaseProfile phase_profile(const CountTable& table, int phases, const std::vecto
 /// sum_{j=1..S} C(S, j) 2^-S P(chi2_j > c) = 0.025. 3.84 for S = 1.
 double worst_phase_cutoff(int phases);
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

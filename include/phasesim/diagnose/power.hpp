@@ -11,7 +11,7 @@
 
 #include "phasesim/diagnose/table.hpp"
 
-namespace phasesim {
+namespace phasesim::diagnose {
 
 struct PowerTarget {
   double gap = 0;                       ///< best - worst group of the profile
@@ -36,4 +36,4 @@ double period_test_power(const std::vector<double>& accuracies, int period, std:
 PowerAnalysis power_analysis(const CountTable& table, int period, double alpha = 0.05,
                              double power = 0.8);
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

@@ -10,15 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace phasesim {
+#include "phasesim/stats/counts.hpp"
 
-struct GroupCount {
-  int group = 0;
-  std::int64_t successes = 0;
-  std::int64_t trials = 0;
-
-  double accuracy() const { return static_cast<double>(successes) / static_cast<double>(trials); }
-};
+namespace phasesim::diagnose {
 
 /// What a niah JSON says about the model that produced it (a CSV says nothing).
 struct TableArchitecture {
@@ -28,14 +22,15 @@ struct TableArchitecture {
   std::optional<int> heads;
 };
 
-/// Input formats, as the JSON names them.
-inline constexpr const char* kCsvSuccesses = "csv-successes";
-inline constexpr const char* kCsvAccuracy = "csv-accuracy";
-inline constexpr const char* kNiahJson = "niah-json";
+/// Input formats.
+enum class TableFormat { csv_successes, csv_accuracy, niah_json };
+
+/// The format as documents and tables name it: "csv-successes", "csv-accuracy", "niah-json".
+const char* format_name(TableFormat format);
 
 struct CountTable {
-  std::vector<GroupCount> groups;  ///< group r at index r, r = 0..G-1
-  std::string format;              ///< kCsvSuccesses, kCsvAccuracy or kNiahJson
+  std::vector<stats::GroupCount> groups;  ///< group r at index r, r = 0..G-1
+  TableFormat format = TableFormat::csv_successes;
   TableArchitecture architecture;
 
   int size() const { return static_cast<int>(groups.size()); }
@@ -58,11 +53,7 @@ CountTable parse_csv_table(std::string_view text, const std::string& name);
 /// no trial counts): its groups, and its window, stride, context and heads.
 CountTable parse_niah_table(std::string_view text, const std::string& name);
 
-/// The counts pooled by residue mod `period`: entry r sums groups r, r + period, r + 2 period,
-/// ... and has group = r.
-std::vector<GroupCount> pool_by_residue(const std::vector<GroupCount>& groups, int period);
-
 /// Reads a table file: a niah JSON when its first character is '{', CSV otherwise.
 CountTable read_table(const std::filesystem::path& path);
 
-}  // namespace phasesim
+}  // namespace phasesim::diagnose

@@ -24,7 +24,7 @@
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/niah/argmax.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 
 /// `count` N(0, 1) numbers of `index`, times `scale`: out[c] = scale * stream.normal(index, c),
 /// computed a Box-Muller pair (one Philox call) at a time.
@@ -88,12 +88,6 @@ PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slo
     total += out[s];
   }
   for (int s = 0; s < window; ++s) out[s] = any ? out[s] / total : 0.0;
-}
-
-/// True when entry j pools position p (false for j < 0: no entry).
-PHASESIM_HD inline bool entry_contains(const Geometry& geometry, std::int64_t j, std::int64_t p) {
-  const std::int64_t first = geometry.position(j, 0);
-  return j >= 0 && p >= first && p < first + geometry.window;
 }
 
 /// True when position t, first pooled by entry j at slot s (later entries hold it at slots
@@ -374,16 +368,16 @@ PHASESIM_HD inline Strided<Real> entry_weights(const FullVectorHead& head, std::
 /// entries into ranges, one per thread, and merge their argmaxes (Argmax::merge) into the
 /// full scan's answer, bit for bit.
 template <class Ops>
-PHASESIM_HD inline Argmax scan_full_vector(const FullVectorHead& head, std::uint64_t seed,
-                                           std::uint32_t trial, std::uint32_t head_index,
-                                           std::int64_t needle, std::int64_t begin,
-                                           std::int64_t end,
-                                           const ScanWorkspace<typename Ops::Real>& ws) {
+PHASESIM_HD inline niah::Argmax scan_full_vector(const FullVectorHead& head, std::uint64_t seed,
+                                                 std::uint32_t trial, std::uint32_t head_index,
+                                                 std::int64_t needle, std::int64_t begin,
+                                                 std::int64_t end,
+                                                 const ScanWorkspace<typename Ops::Real>& ws) {
   const RandomStream keys(seed, trial, head_index, Stream::key);
   const RandomStream noise(seed, trial, head_index, Stream::query_noise);
   const RandomStream content(seed, trial, head_index, Stream::content_noise);
   prepare_scan<Ops>(head, keys, noise, needle, ws);
-  Argmax best;
+  niah::Argmax best;
   std::int64_t next = 0;  // the range's first entry streams all of its positions
   for (std::int64_t j = begin; j < end; ++j) {
     next = stream_entry_positions<Ops>(head, keys, content, j, next, ws);
@@ -405,4 +399,4 @@ inline std::int64_t scanned_keys(const FullVectorHead& head) {
   return head.entries * phases;
 }
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

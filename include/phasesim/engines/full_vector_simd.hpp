@@ -7,17 +7,18 @@
 
 #include "phasesim/engines/full_vector.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 
 /// scan_full_vector<FloatOps>(head, seed, trial, head_index, needle, begin, end, ws) in SIMD.
 /// The workspace has stride 1 and rows of FloatOps::row_size(head.dim) floats.
-Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t seed, std::uint32_t trial,
-                               std::uint32_t head_index, std::int64_t needle, std::int64_t begin,
-                               std::int64_t end, const ScanWorkspace<float>& ws);
+niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t seed,
+                                     std::uint32_t trial, std::uint32_t head_index,
+                                     std::int64_t needle, std::int64_t begin, std::int64_t end,
+                                     const ScanWorkspace<float>& ws);
 
 /// FloatOps::entry_logit in SIMD: one entry's pooling, RMS norm and dot product (its own entry
 /// point for the pooling micro-benchmark).
 float full_vector_entry_logit_simd(const FullVectorHead& head, const ScanWorkspace<float>& ws,
                                    Strided<float> weights, std::int64_t first);
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

@@ -3,7 +3,7 @@
 // without CUDA compiles gpu_engine_stub.cpp instead).
 #include <string>
 
-namespace phasesim {
+namespace phasesim::engines {
 
 /// Empty when the gpu engine can run here; otherwise why not, as one clause: "this build has
 /// no CUDA support (...)" or "no CUDA device was found (...)".
@@ -13,4 +13,4 @@ std::string gpu_unavailable_reason();
 /// only when gpu_unavailable_reason() is empty.
 std::string gpu_device_name();
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

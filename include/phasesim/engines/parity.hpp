@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "phasesim/core/document.hpp"
-#include "phasesim/engines/engine.hpp"
+#include "phasesim/engines/plan.hpp"
 
-namespace phasesim {
+namespace phasesim::engines {
 
 /// Logits are O(1) to O(sqrt(d)) and computed from float keys: float rounding moves one by
 /// about 1e-6 (the gpu and full engines compute the same float operations in the same order
@@ -27,7 +27,7 @@ inline constexpr double kNearTie = 1e-4;
 struct DifferingArgmax {
   std::int64_t trial = 0;
   int head = 0;
-  Argmax reference, candidate;
+  niah::Argmax reference, candidate;
   bool outcome_differs = false;  ///< one retrieves the needle and the other not
   /// Both engines' top two logits within kNearTie: a difference rounding explains.
   bool near_tie() const { return reference.gap() <= kNearTie && candidate.gap() <= kNearTie; }
@@ -60,22 +60,22 @@ struct EngineTiming {
 };
 
 struct ParityCheck {
-  NiahResult reference, candidate;  ///< per-group reports, heads combined by the run's rule
+  niah::NiahResult reference, candidate;  ///< per-group reports, heads combined by the run's rule
   ArgmaxComparison comparison;
   EngineTiming reference_time, candidate_time;
   std::int64_t keys_per_trial = 0;  ///< key vectors one trial generates over all heads
 };
 
-/// Runs `reference` once and `candidate` twice on `run` (the first candidate run pays for
-/// start-up, e.g. the CUDA context, and shows whether the engine repeats itself; the second
-/// is timed) and compares their argmaxes. Both engines must produce argmaxes; the caller has
-/// checked that both can run the model.
-ParityCheck check_parity(const NiahRun& run, const Engine& reference, const Engine& candidate,
+/// Runs the reference plan once and the candidate plan twice (the first candidate run pays
+/// for start-up, e.g. the CUDA context, and shows whether the engine repeats itself; the
+/// second is timed) and compares their argmaxes. Both plans are prepared from one spec, and
+/// both engines produce argmaxes.
+ParityCheck check_parity(const NiahPlan& reference, const NiahPlan& candidate,
                          const Parallel& parallel);
 
 /// Key vectors one trial of the full-vector model generates over all heads (the query's
 /// aside): the work behind a key-vectors-per-second figure.
-std::int64_t full_vector_keys_per_trial(const NiahModel& model);
+std::int64_t full_vector_keys_per_trial(const niah::NiahModel& model);
 
 /// How a check names its two engines in its document and tables, and the machine it ran on.
 struct ParityLabels {
@@ -89,7 +89,7 @@ struct ParityLabels {
 /// The check's document: the run's parameters (`gate` as the user gave it), the machine,
 /// per-group accuracies of both engines, the comparison with every differing (trial, head)
 /// and its top-two gaps, the timings and the verdict.
-Json parity_document(const NiahRun& run, const std::string& gate, const Parallel& parallel,
+Json parity_document(const niah::NiahRun& run, const std::string& gate, const Parallel& parallel,
                      const ParityLabels& labels, const ParityCheck& check);
 
-}  // namespace phasesim
+}  // namespace phasesim::engines

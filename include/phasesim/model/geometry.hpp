@@ -13,6 +13,23 @@
 
 namespace phasesim {
 
+/// Entries first..last, both included; empty when last < first.
+struct EntryRange {
+  std::int64_t first = 0;
+  std::int64_t last = -1;
+
+  PHASESIM_HD bool contains(std::int64_t entry) const { return entry >= first && entry <= last; }
+};
+
+/// Positions first..last, both included.
+struct PositionRange {
+  std::int64_t first = 0;
+  std::int64_t last = -1;
+};
+
+/// Where the entries of a head lie over the positions of a context. Every question of the
+/// form "which entries hold position p" is answered here, offset included, for the engines,
+/// the needle planner and the training lab alike.
 struct Geometry {
   int window = 8;  ///< W: tokens pooled into one entry
   int stride = 4;  ///< S: a new entry every S tokens
@@ -44,6 +61,24 @@ struct Geometry {
   PHASESIM_HD std::int64_t entries_before(std::int64_t context) const {
     return context > offset ? (context - offset) / stride : 0;
   }
+  /// True when entry j pools position p (false for j < 0: no such entry).
+  PHASESIM_HD bool holds(std::int64_t entry, std::int64_t p) const {
+    const std::int64_t first = position(entry, 0);
+    return entry >= 0 && p >= first && p < first + window;
+  }
+  /// The entries among the first `entry_count` that pool position p: they are consecutive,
+  /// from floor((p - o) / S) up to floor((p - o - S + W) / S).
+  PHASESIM_HD EntryRange entries_holding(std::int64_t p, std::int64_t entry_count) const {
+    const std::int64_t first = floor_div(p - offset, stride);
+    const std::int64_t last = floor_div(p - offset - stride + window, stride);
+    return {first > 0 ? first : 0, last < entry_count - 1 ? last : entry_count - 1};
+  }
+  /// The interior needle positions with `entry_count` entries: [max(W, o), N_c S + o - W],
+  /// where every entry that holds the needle exists, has all its slots at positions >= 0
+  /// (no renormalized gate) and ends before the query. Empty when the entries are too few.
+  PositionRange interior(std::int64_t entry_count) const {
+    return {window > offset ? window : offset, entry_count * stride + offset - window};
+  }
   /// m_phi: slots of phase phi, i.e. how many entries hold a token of that phase.
   PHASESIM_HD int multiplicity(int phase) const {
     int count = 0;
@@ -53,17 +88,12 @@ struct Geometry {
 
   /// Slots of phase phi, in increasing order (empty for a structurally blind phase).
   std::vector<int> slots_of_phase(int phase) const;
-};
 
-/// One entry that holds a given position, and the slot the position occupies there.
-struct EntrySlot {
-  std::int64_t entry;
-  int slot;
+ private:
+  /// floor(a / b) for b > 0.
+  PHASESIM_HD static std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+  }
 };
-
-/// Entries among the first `entry_count` that contain position t (away from the ends
-/// there are exactly multiplicity(phase_of_position(t)) of them), by increasing slot.
-std::vector<EntrySlot> entries_containing(const Geometry& geometry, std::int64_t t,
-                                          std::int64_t entry_count);
 
 }  // namespace phasesim

@@ -29,7 +29,7 @@
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 /// One head of an architecture.
 struct ArchitectureHead {
@@ -78,4 +78,4 @@ Json architecture_json(const Architecture& arch);
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
 Json kv_cost_json(const KvCost& cost);
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -8,7 +8,7 @@
 
 #include "phasesim/core/host_device.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 /// Running argmax over entries offered in increasing order: a tie keeps the lowest entry.
 struct Argmax {
@@ -50,4 +50,4 @@ struct Argmax {
   PHASESIM_HD double gap() const { return logit - runner_up; }
 };
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace phasesim {
+namespace phasesim::niah {
 
 struct CombineRule {
   int votes = 1;             ///< K: heads that must retrieve
@@ -29,4 +29,4 @@ bool combine_outcomes(std::span<const std::uint8_t> retrieved, const CombineRule
 double combine_probabilities(std::span<const double> probability, const CombineRule& rule,
                              int excluded = -1);
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -15,7 +15,7 @@
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/geometry.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 struct NeedlePlan {
   int groups = 1;                ///< G: group = needle position mod G
@@ -70,4 +70,4 @@ std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t
 /// modulus for position_classes.
 std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above);
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

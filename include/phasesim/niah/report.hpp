@@ -11,8 +11,9 @@
 #include "phasesim/core/document.hpp"
 #include "phasesim/niah/argmax.hpp"
 #include "phasesim/niah/run.hpp"
+#include "phasesim/stats/counts.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 /// Retrieval outcome of every (trial, head): 1 when the head retrieves the needle.
 class OutcomeTable {
@@ -108,6 +109,10 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
 /// The report of an engine's output, whichever kind it is.
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output);
 
+/// A Monte Carlo report's groups as counts, for the tests of stats/ (its period test);
+/// throws std::invalid_argument for an exact report, which has no counts.
+std::vector<stats::GroupCount> group_counts(const NiahResult& result);
+
 /// The results in the `niah` document's layout: "groups", "summary" and, with a knockout,
 /// "knockout_result" (for documents of other commands that report a NIAH table).
 Json niah_result_json(const NiahResult& result);
@@ -122,4 +127,4 @@ Json summary_json(const NiahSummary& summary);
 Json niah_document(const NiahRun& run, const std::string& engine,
                    const std::vector<std::string>& engine_paths, const NiahResult& result);
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -15,7 +15,7 @@
 #include "phasesim/niah/combine.hpp"
 #include "phasesim/niah/needle.hpp"
 
-namespace phasesim {
+namespace phasesim::niah {
 
 /// The retrieval model: one geometry and one gate per head, and the parameterization,
 /// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are
@@ -65,7 +65,10 @@ void validate_knockout(int head, int heads);
 struct NiahSpec {
   Geometry geometry;
   std::string gates = "last";  ///< ';'-separated specs or @file.json (gate.hpp)
-  std::optional<int> heads;    ///< replicates a single gate; must match a list of gates
+  /// The gates as numbers instead, one per head (e.g. a trained layer's); when not empty,
+  /// `gates` is not read, and `heads`, when given, must match.
+  std::vector<Gate> gate_values;
+  std::optional<int> heads;  ///< replicates a single gate; must match a list of gates
   /// --arch: every head's geometry and gate; when set, geometry, gates and heads are unused.
   std::optional<Architecture> architecture;
   std::optional<double> beta;  ///< standardized channel; 4.5 when neither beta nor dim is given
@@ -79,9 +82,14 @@ struct NiahSpec {
   std::string combine = "any";
   std::optional<int> knockout;
   std::uint64_t seed = 1;
+  /// Paired trials (compare): a needle plan made for these heads and others with the same
+  /// context, groups and prompts, used instead of this run's own; it must be interior for
+  /// these heads too.
+  std::optional<NeedlePlan> needles;
 };
 
-/// The validated run of a spec. Throws InputError, naming the option, on bad input.
+/// The validated run of a spec. Throws InputError, naming the option, on bad input. The
+/// engines layer's prepare() (engines/plan.hpp) calls it, once, for every run an engine runs.
 NiahRun make_run(const NiahSpec& spec);
 
 /// What a valid spec cannot show, one sentence each (MODEL.md 2, 5): groups that are not a
@@ -89,4 +97,4 @@ NiahRun make_run(const NiahSpec& spec);
 /// stride leaves phases unstored, whose needles are found at chance.
 std::vector<std::string> niah_warnings(const NiahSpec& spec);
 
-}  // namespace phasesim
+}  // namespace phasesim::niah

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace phasesim {
+namespace phasesim::sweep {
 
 struct CellDocument {
   std::string cell;                 ///< the cell's id, the first column
@@ -17,4 +17,4 @@ struct CellDocument {
 
 std::string results_csv(const std::vector<CellDocument>& cells);
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

@@ -22,7 +22,7 @@
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/sweep/sweep.hpp"
 
-namespace phasesim {
+namespace phasesim::sweep {
 
 /// One cell, parsed and ready: running it writes its document to the --json path it was
 /// given, and nothing else.
@@ -75,4 +75,4 @@ std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume);
 std::filesystem::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
                                 const Parallel& parallel);
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

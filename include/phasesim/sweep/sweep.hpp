@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace phasesim {
+namespace phasesim::sweep {
 
 /// One option of a sweep: its CLI name (without dashes) and the values it takes, as the
 /// text passed on the command line ("4", "0.5", "true", "uniform").
@@ -51,4 +51,4 @@ std::vector<SweepCell> expand_grid(const SweepSpec& spec);
 /// Command-line words for one cell: {command..., "--name=value", ...}.
 std::vector<std::string> cell_arguments(const SweepSpec& spec, const SweepCell& cell);
 
-}  // namespace phasesim
+}  // namespace phasesim::sweep

@@ -15,7 +15,7 @@
 #include "phasesim/theorems/objective.hpp"
 #include "phasesim/theorems/optimize.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// What every check states and concludes.
 struct Verdict {
@@ -90,4 +90,4 @@ DiversityCheck check_diversity(const DiversityModel& model, const std::vector<in
 /// Its results and verdict under the keys of `theorem diversity`.
 Json check_json(const DiversityCheck& check);
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

@@ -6,7 +6,7 @@
 
 #include "phasesim/theorems/objective.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// A_lin(c; beta, N) = P(beta c + Z > max of N - 1 iid N(0, 1)): the linear-retention
 /// success of one needle entry with gate weight c among N entries in all.
@@ -43,4 +43,4 @@ struct VertexPerturbation {
 };
 VertexPerturbation vertex_perturbation(const Objective& objective);
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

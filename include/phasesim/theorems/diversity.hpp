@@ -9,7 +9,7 @@
 #include "phasesim/theorems/dynamics.hpp"
 #include "phasesim/theorems/objective.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// The output loss l(z) = log(1 + M e^-z) for M competing answers, and its derivatives.
 struct OutputLoss {
@@ -131,4 +131,4 @@ TrainingStatistics training_statistics(const Objective& channel, const Diversity
 /// The statistics as `diversity --train-heads` reports them, every run under per_run.
 Json training_json(const TrainingStatistics& statistics);
 
-}  // namespace phasesim
+}  // namespace phasesim::theorems

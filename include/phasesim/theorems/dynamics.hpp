@@ -11,7 +11,7 @@
 #include "phasesim/core/bytes.hpp"
 #include "phasesim/theorems/objective.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// gradient:   b += lr dJ/db (plain gradient ascent on the logits; on g it is the
 ///             replicator equation with fitness g_s (f_s - f_bar), f = dJ/dg);
@@ -57,10 +57,6 @@ struct TrajectoryPoint {
   double objective = 0;
   std::vector<double> gate;
 };
-template <>
-struct Fields<TrajectoryPoint> {  // crosses ranks in parallel_map (core/bytes.hpp)
-  static auto of(auto& p) { return std::tie(p.step, p.objective, p.gate); }
-};
 
 struct DynamicsRun {
   std::vector<double> init_gate, final_gate;
@@ -74,13 +70,6 @@ struct DynamicsRun {
   bool order_condition = true;
   int evaluations = 0;
 };
-template <>
-struct Fields<DynamicsRun> {
-  static auto of(auto& r) {
-    return std::tie(r.init_gate, r.final_gate, r.initial, r.final, r.final_objective, r.trajectory,
-                    r.at_reweight, r.order_condition, r.evaluations);
-  }
-};
 
 /// Runs the dynamics from `logits` under `objective` (its phase weights until reweight_at).
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
@@ -88,5 +77,23 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
 
 /// Throws InputError (naming the CLI options) on bad settings for `objective`.
 void validate_dynamics(const Objective& objective, const DynamicsSettings& settings);
+
+}  // namespace phasesim::theorems
+
+// The results that cross the ranks of an MPI job (core/bytes.hpp): Fields is core's template.
+namespace phasesim {
+
+template <>
+struct Fields<theorems::TrajectoryPoint> {
+  static auto of(auto& p) { return std::tie(p.step, p.objective, p.gate); }
+};
+
+template <>
+struct Fields<theorems::DynamicsRun> {
+  static auto of(auto& r) {
+    return std::tie(r.init_gate, r.final_gate, r.initial, r.final, r.final_objective, r.trajectory,
+                    r.at_reweight, r.order_condition, r.evaluations);
+  }
+};
 
 }  // namespace phasesim

@@ -13,7 +13,7 @@
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/dynamics.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// One dynamics run of a batch: its initial gate and content seed.
 struct RunSpec {
@@ -31,14 +31,6 @@ struct BatchRun {
   RunSpec spec;
   DynamicsRun result;
 };
-template <>
-struct Fields<RunSpec> {  // crosses ranks in parallel_map (core/bytes.hpp)
-  static auto of(auto& s) { return std::tie(s.init, s.content_seed); }
-};
-template <>
-struct Fields<BatchRun> {
-  static auto of(auto& r) { return std::tie(r.spec, r.result); }
-};
 
 struct DynamicsBatch {
   std::vector<BatchRun> runs;  ///< in the order of the specs
@@ -53,5 +45,20 @@ DynamicsBatch run_dynamics_batch(const Objective& objective, const std::vector<R
 /// The batch as `dynamics` reports it: the first run's trajectory and slots, then every
 /// run and the lock-in count. The batch must not be empty.
 Json dynamics_batch_json(const DynamicsBatch& batch);
+
+}  // namespace phasesim::theorems
+
+// The results that cross the ranks of an MPI job (core/bytes.hpp): Fields is core's template.
+namespace phasesim {
+
+template <>
+struct Fields<theorems::RunSpec> {
+  static auto of(auto& s) { return std::tie(s.init, s.content_seed); }
+};
+
+template <>
+struct Fields<theorems::BatchRun> {
+  static auto of(auto& r) { return std::tie(r.spec, r.result); }
+};
 
 }  // namespace phasesim

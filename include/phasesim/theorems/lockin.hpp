@@ -13,7 +13,7 @@
 #include "phasesim/theorems/dynamics.hpp"
 #include "phasesim/theorems/dynamics_batch.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 struct LockinSettings {
   /// The run before the re-weighting. The experiment sets the content seed (each run's),
@@ -37,10 +37,6 @@ struct LockinRun {
   /// The initial argmax is the argmax at the re-weighting (if any) and at the end.
   bool locked() const;
 };
-template <>
-struct Fields<LockinRun> {  // crosses ranks in parallel_map (core/bytes.hpp)
-  static auto of(auto& r) { return std::tie(r.spec, r.reweighted_to, r.result); }
-};
 
 /// One run: settings.dynamics.steps steps, then all weight to other_phase of the initial
 /// argmax's phase and settings.reweight_steps steps more.
@@ -52,5 +48,15 @@ std::vector<LockinRun> lockin_runs(const Objective& objective, const LockinSetti
 
 /// The run as `theorem lockin` reports it.
 Json lockin_run_json(const LockinRun& run);
+
+}  // namespace phasesim::theorems
+
+// The results that cross the ranks of an MPI job (core/bytes.hpp): Fields is core's template.
+namespace phasesim {
+
+template <>
+struct Fields<theorems::LockinRun> {
+  static auto of(auto& r) { return std::tie(r.spec, r.reweighted_to, r.result); }
+};
 
 }  // namespace phasesim

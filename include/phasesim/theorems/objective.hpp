@@ -11,7 +11,7 @@
 #include "phasesim/core/bytes.hpp"
 #include "phasesim/model/geometry.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// How a phase's success depends on the gate.
 ///  normalized: P(phi) = P(max_{s in Slots(phi)} beta u_s + sqrt(1 - u_s^2) Z_s > max of
@@ -49,10 +49,6 @@ struct ObjectiveValue {
   std::vector<double> per_phase;  ///< P(phi)
   std::vector<double> gradient;   ///< dJ/dg_s (gate weights) or dJ/db_s (logits)
 };
-template <>
-struct Fields<ObjectiveValue> {  // crosses ranks in parallel_map (core/bytes.hpp)
-  static auto of(auto& v) { return std::tie(v.value, v.per_phase, v.gradient); }
-};
 
 /// J at gate weights g (non-negative, summing to 1) and dJ/dg_s, treating the W weights
 /// as free coordinates (the simplex constraint is the caller's: project or use logits).
@@ -63,10 +59,6 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
 struct PhaseGradients {
   std::vector<double> success;           ///< P(phi)
   std::vector<std::vector<double>> d_g;  ///< d_g[phi][s] = dP(phi)/dg_s
-};
-template <>
-struct Fields<PhaseGradients> {
-  static auto of(auto& p) { return std::tie(p.success, p.d_g); }
 };
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
 
@@ -95,5 +87,20 @@ struct GateSummary {
 inline constexpr double kEffectiveWeight = 0.01;
 
 GateSummary summarize_gate(std::span<const double> weights);
+
+}  // namespace phasesim::theorems
+
+// The results that cross the ranks of an MPI job (core/bytes.hpp): Fields is core's template.
+namespace phasesim {
+
+template <>
+struct Fields<theorems::ObjectiveValue> {
+  static auto of(auto& v) { return std::tie(v.value, v.per_phase, v.gradient); }
+};
+
+template <>
+struct Fields<theorems::PhaseGradients> {
+  static auto of(auto& p) { return std::tie(p.success, p.d_g); }
+};
 
 }  // namespace phasesim

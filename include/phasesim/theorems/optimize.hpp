@@ -12,17 +12,13 @@
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/objective.hpp"
 
-namespace phasesim {
+namespace phasesim::theorems {
 
 /// Result of one local ascent.
 struct Ascent {
   std::vector<double> logits;
   ObjectiveValue at;  ///< J, P(phi) and dJ/db at the final logits
   int iterations = 0;
-};
-template <>
-struct Fields<Ascent> {  // crosses ranks in parallel_map (core/bytes.hpp)
-  static auto of(auto& a) { return std::tie(a.logits, a.at, a.iterations); }
 };
 
 /// L-BFGS ascent on the logits from `logits`: stops when the logit gradient is below
@@ -78,5 +74,15 @@ std::pair<int, double> best_onehot(const Objective& objective);
 /// Logits of a start that puts almost all weight, equally, on `slots` (the rest gets
 /// e^-8 relative weight so that the ascent can still move it).
 std::vector<double> split_logits(int window, const std::vector<int>& slots);
+
+}  // namespace phasesim::theorems
+
+// The results that cross the ranks of an MPI job (core/bytes.hpp): Fields is core's template.
+namespace phasesim {
+
+template <>
+struct Fields<theorems::Ascent> {
+  static auto of(auto& a) { return std::tie(a.logits, a.at, a.iterations); }
+};
 
 }  // namespace phasesim

@@ -14,12 +14,13 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/niah/argmax.hpp"
 #include "phasesim/theorems/diversity.hpp"
 
-namespace phasesim {
+namespace phasesim::training {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -33,17 +34,16 @@ struct LayerModel {
   bool rms_norm = false;        ///< RMS-normalize every pooled key
   bool content = true;          ///< learn the content term a_h (off: a = 0, frozen)
   double beta_out = 12;         ///< beta_o
-  OutputLoss loss;              ///< l(z) = log(1 + M e^-z), M = loss.answers
+  theorems::OutputLoss loss;    ///< l(z) = log(1 + M e^-z), M = loss.answers
 
   /// Throws InputError, naming the `train` option, unless the model is well formed and its
   /// random draws fit the counters (positions and dimensions index 32-bit words).
   void validate() const;
-  /// N_c = floor(L / S): the entries before the query.
+  /// N_c = floor((L - o) / S): the entries before the query.
   std::int64_t entries() const { return geometry.entries_before(context); }
-  /// Needle positions of training contexts: uniform on [W, N_c S - W], where every entry
-  /// that holds the needle exists and has all its slots (the range `niah` uses).
-  std::int64_t first_needle() const { return geometry.window; }
-  std::int64_t last_needle() const { return entries() * geometry.stride - geometry.window; }
+  /// Needle positions of training contexts, drawn uniformly: the geometry's interior, where
+  /// every entry that holds the needle exists and has all its slots (the range `niah` uses).
+  PositionRange needle_range() const { return geometry.interior(entries()); }
 };
 
 /// theta = (b, a, log lambda), one flat vector (what Adam updates) with a view per group.
@@ -76,11 +76,14 @@ class LayerParameters {
   Eigen::VectorXd values_;
 };
 
+using FloatRows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 /// One context: the token embeddings, the query and the needle position.
 struct LayerContext {
   RowMatrix tokens;       ///< L x d
   Eigen::VectorXd query;  ///< d
   std::int64_t needle = 0;
+  std::vector<float> normals;  ///< the block generator's draws before they widen to double
 };
 
 /// Training context `index` of step `step`: tokens, query noise and needle position from the
@@ -127,9 +130,7 @@ LayerForward layer_loss(const LayerModel& model, const LayerParameters& paramete
 /// q . K_j, or of its RMS-normalized form; lambda_h > 0 does not change it; ties: the lower
 /// entry), one per head in `heads`.
 void layer_argmax(const LayerModel& model, const LayerParameters& parameters,
-                  const LayerContext& context, LayerWorkspace& workspace, std::span<Argmax> heads);
+                  const LayerContext& context, LayerWorkspace& workspace,
+                  std::span<niah::Argmax> heads);
 
-/// True when entry j pools position p.
-bool entry_holds(const Geometry& geometry, std::int64_t entry, std::int64_t position);
-
-}  // namespace phasesim
+}  // namespace phasesim::training

@@ -4,7 +4,7 @@
 #include "phasesim/core/document.hpp"
 #include "phasesim/training/train.hpp"
 
-namespace phasesim {
+namespace phasesim::training {
 
 /// Every parameter under its option name, then the loss curve, each head's gate trajectory
 /// and argmaxes, the covered and blind phases against T3's law, and the trained layer's NIAH
@@ -16,4 +16,4 @@ Json lab_document(const LabSpec& spec, const LabResult& result);
 /// the positional gates softmax(b_h), one weight array per head.
 Json gates_document(const LabSpec& spec, const LayerParameters& parameters);
 
-}  // namespace phasesim
+}  // namespace phasesim::training

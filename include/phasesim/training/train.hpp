@@ -12,11 +12,12 @@
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/parallel.hpp"
+#include "phasesim/niah/report.hpp"
 #include "phasesim/niah/run.hpp"
+#include "phasesim/stats/period.hpp"
 #include "phasesim/training/layer.hpp"
-#include "phasesim/training/period.hpp"
 
-namespace phasesim {
+namespace phasesim::training {
 
 struct AdamSettings {
   double lr = 0.05;
@@ -51,7 +52,7 @@ struct LabSpec {
   int log_every = 200;         ///< progress callback every K steps
   int groups = 8;              ///< NIAH evaluation: G
   int prompts = 256;           ///< NIAH evaluation: trials per group
-  double period_alpha = 0.01;  ///< level of the period test (period.hpp)
+  double period_alpha = 0.01;  ///< level of the period test of the table (stats/period.hpp)
 
   /// Throws InputError naming the option; bounds the work before any is done.
   void validate() const;
@@ -61,6 +62,9 @@ struct LabSpec {
   /// sqrt(d) without RMS norm and 1 with it: either way an entry holding the needle with all
   /// its weight on it starts about sqrt(d) standard deviations of a distractor's logit ahead.
   double default_lambda() const;
+  /// The period test of the evaluation table: diagnose's defaults at period_alpha, keyed by
+  /// the seed.
+  stats::PeriodOptions period_options() const { return {9999, seed, period_alpha}; }
 };
 
 /// theta at step 0: b_h = the logits of random:(seed + h):init_scale, a = 0, lambda_h.
@@ -97,17 +101,17 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
 
 /// The trained layer read by the NIAH protocol.
 struct LabEvaluation {
-  NiahRun run;       ///< the protocol, with the trained positional gates as the model
-  NiahResult table;  ///< argmax retrieval of the trained layer on fresh contexts
+  niah::NiahRun run;       ///< the protocol, with the trained positional gates as the model
+  niah::NiahResult table;  ///< argmax retrieval of the trained layer on fresh contexts
   /// The analytic engine on the positional gates softmax(b_h) (large d, no content term):
   /// P_h(phi) of every head, and the table with the heads combined as independent.
   std::vector<std::vector<double>> head_success;
-  NiahResult prediction;
+  niah::NiahResult prediction;
   /// The same with the heads of one phase as one reader: they pool the same tokens and see
   /// the same query, so with concentrated gates they attend to the same token; each phase
   /// gets its best head's P_h(phi).
-  NiahResult prediction_shared;
-  PeriodEstimate period;  ///< of `table`
+  niah::NiahResult prediction_shared;
+  stats::PeriodTest period;  ///< of `table`
 };
 
 LabEvaluation evaluate_layer(const LabSpec& spec, const LayerParameters& parameters,
@@ -142,4 +146,4 @@ struct LabResult {
 LabResult run_lab(const LabSpec& spec, const Parallel& parallel,
                   const LabProgressCallback& progress = {});
 
-}  // namespace phasesim
+}  // namespace phasesim::training

@@ -1,0 +1,248 @@
+// Architectures from the command line: niah --arch, coverage --arch, compare (paired trials,
+// KV cost, differences against the first) and a sweep over architecture files.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "support/cli_runner.hpp"
+
+using phasesim::test::read_text;
+using phasesim::test::run_cli;
+using phasesim::test::run_json;
+using phasesim::test::TempDir;
+
+namespace {
+
+// W8/S8 with four concentrated random heads, one with the heads on shifted boundaries, one
+// with coprime strides, and the first with one more head.
+const char* kBase = R"(name = "base"
+[[layer]]
+window = 8
+stride = 8
+gate = "random:1:10"
+heads = 4
+)";
+const char* kOffsets = R"(name = "offsets"
+[[layer]]
+window = 8
+stride = 8
+heads = [{ offset = 0, gate = "last" }, { offset = 2, gate = "last" },
+         { offset = 4, gate = "last" }, { offset = 6, gate = "last" }]
+)";
+const char* kCoprime = R"(name = "coprime"
+[[layer]]
+window = 8
+stride = 7
+gate = "random:1:10"
+heads = 2
+[[layer]]
+window = 8
+stride = 8
+gate = "random:3:10"
+heads = 2
+)";
+const char* kMore = R"(name = "base + 1"
+[[layer]]
+window = 8
+stride = 8
+gate = "random:1:10"
+heads = 5
+)";
+
+struct ArchFiles {
+  TempDir dir{"arch"};
+  std::string path(const char* name, const char* text) const {
+    const auto file = dir / name;
+    std::ofstream(file) << text;
+    return file.string();
+  }
+  std::string base = path("base.toml", kBase);
+  std::string offsets = path("offsets.toml", kOffsets);
+  std::string coprime = path("coprime.toml", kCoprime);
+  std::string more = path("more.toml", kMore);
+};
+
+const std::string kRun = " --beta 4.5 --context 8192 --groups 8 --prompts 200";
+
+}  // namespace
+
+TEST_CASE("niah --arch: the architecture and its KV cost in the JSON, per-head values") {
+  const ArchFiles files;
+  const auto doc = run_json("niah --arch " + files.coprime + kRun);
+  CHECK(doc["heads"] == 4);
+  CHECK(doc["window"].is_null());  // the heads' strides differ: see "architecture"
+  CHECK(doc["stride"].is_null());
+  CHECK(doc["entries"].is_null());
+  const auto& arch = doc["architecture"];
+  CHECK(arch["name"] == "coprime");
+  CHECK(arch["file"] == files.coprime);
+  CHECK(arch["layers"] == 2);
+  REQUIRE(arch["heads"].size() == 4);
+  CHECK(arch["heads"][1]["layer"] == 1);
+  CHECK(arch["heads"][1]["head"] == 2);
+  CHECK(arch["heads"][1]["gate"] == "random:2:10");
+  CHECK(arch["heads"][1]["entries"] == 8192 / 7);
+  CHECK(arch["heads"][3]["stride"] == 8);
+  CHECK(arch["heads"][3]["gate"] == "random:4:10");
+  CHECK(doc["kv_cost"]["entries_per_token"].get<double>() == doctest::Approx(2.0 / 7 + 2.0 / 8));
+  CHECK(doc["kv_cost"]["full_attention_entries_per_token"] == 4);
+  // An architecture whose heads share one geometry keeps the shorthand's keys.
+  const auto base = run_json("niah --arch " + files.base + kRun);
+  CHECK(base["window"] == 8);
+  CHECK(base["entries"] == 1024);
+  const auto table = run_cli("niah --arch " + files.offsets + kRun + " --knockout 2");
+  CHECK(table.status == 0);
+  CHECK(table.out.find("architecture offsets (" + files.offsets + "): 1 layer, 4 heads") !=
+        std::string::npos);
+  CHECK(table.out.find("(1023 to 1024 entries)") != std::string::npos);
+  CHECK(table.out.find("kv cost 0.5000 entries per token, 0.1250 of full attention (4 heads)") !=
+        std::string::npos);
+  CHECK(table.out.find("knockout of head 2 (layer 1, head 3)") != std::string::npos);
+}
+
+TEST_CASE("niah --arch gives the shorthand's results, and the shorthand reports its KV cost") {
+  const ArchFiles files;
+  const auto shorthand =
+      run_json("niah --window 8 --stride 8 --gates random:1:10 --heads 4" + kRun);
+  auto arch = run_json("niah --arch " + files.base + kRun);
+  CHECK(arch["groups"] == shorthand["groups"]);
+  CHECK(arch["summary"] == shorthand["summary"]);
+  const auto table = run_cli("niah --window 8 --stride 4 --heads 8" + kRun);
+  CHECK(table.out.find("kv cost 2.0000 entries per token, 0.2500 of full attention (8 heads)") !=
+        std::string::npos);
+}
+
+TEST_CASE("compare --help names the presets, and niah --help names --arch") {
+  const auto help = run_cli("compare --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("v4-csa") != std::string::npos);
+  CHECK(run_cli("niah --help").out.find("--arch") != std::string::npos);
+}
+
+TEST_CASE("compare: an architecture against itself differs by exactly 0") {
+  const ArchFiles files;
+  for (const std::string engine : {"fast", "analytic"}) {
+    CAPTURE(engine);
+    const auto doc =
+        run_json("compare " + files.base + " " + files.base + kRun + " --engine " + engine);
+    CHECK(doc["command"] == "compare");
+    REQUIRE(doc["architectures"].size() == 2);
+    const auto& second = doc["architectures"][1];
+    CHECK(doc["architectures"][0]["label"] == "base");
+    CHECK(second["label"] == "base (2)");
+    CHECK(second["groups"] == doc["architectures"][0]["groups"]);
+    for (const auto& g : second["difference"]["groups"]) {
+      CHECK(g["difference"] == 0.0);
+      CHECK(g["std_error"] == 0.0);
+    }
+    CHECK(second["difference"]["mean"] == 0.0);
+    CHECK(second["difference"]["worst"] == 0.0);
+  }
+}
+
+TEST_CASE("compare: paired trials with common random numbers where heads are shared") {
+  const ArchFiles files;
+  // "base + 1" holds base's four heads at the same indices: on every trial it retrieves
+  // whenever base does, so no group can lose, and the gain has a paired standard error.
+  const auto doc = run_json("compare " + files.base + " " + files.more + kRun);
+  const auto& more = doc["architectures"][1];
+  bool gained = false;
+  for (const auto& g : more["difference"]["groups"]) {
+    CHECK(g["difference"].get<double>() >= 0.0);
+    gained |= g["difference"].get<double>() > 0;
+  }
+  CHECK(gained);
+  // A paired difference of 0/1 outcomes that only rise: its variance is p(1 - p) of the gain.
+  const auto& g0 = more["difference"]["groups"][0];
+  const double p = g0["difference"].get<double>();
+  CHECK(g0["std_error"].get<double>() == doctest::Approx(std::sqrt(p * (1 - p) / 200)));
+}
+
+TEST_CASE("compare: one table of cost, mean, worst, gap and differences, and JSON for plots") {
+  const ArchFiles files;
+  const TempDir out("compare-out");
+  const auto json = (out / "c.json").string();
+  const auto result = run_cli("compare " + files.base + " " + files.offsets + " " + files.coprime +
+                              kRun + " --json " + json);
+  REQUIRE(result.status == 0);
+  CHECK(result.out.find("compare: 3 architectures on the same needles") != std::string::npos);
+  CHECK(result.out.find("mean - first") != std::string::npos);
+  CHECK(result.out.find("offsets   0.5000   0.1250") != std::string::npos);
+  const auto doc = nlohmann::json::parse(read_text(json));
+  CHECK(doc["architectures"][2]["kv_cost"]["entries_per_token"].get<double>() ==
+        doctest::Approx(2.0 / 7 + 2.0 / 8));
+  // "last" at offsets 0, 2, 4, 6 covers the odd phases once each and the even ones never.
+  const auto& offsets = doc["architectures"][1]["groups"];
+  for (int r = 0; r < 8; ++r) {
+    CHECK((offsets[static_cast<std::size_t>(r)]["accuracy"].get<double>() > 0.5) == (r % 2 == 1));
+  }
+  // One needle range for all: the narrowest, here the head at offset 2 (8178 = 1023 * 8 + 2
+  // - 8 is its last interior position; group 7's last needle is 1021 * 8 + 7).
+  CHECK(doc["needle_range"] == nlohmann::json::array({8, 8175}));
+  const auto base = run_json("niah --arch " + files.base + kRun);
+  CHECK(base["needle_range"] == nlohmann::json::array({8, 8183}));
+}
+
+TEST_CASE("coverage --arch: every head's phases") {
+  const ArchFiles files;
+  const auto doc = run_json("coverage --arch " + files.offsets);
+  const auto& heads = doc["architecture"]["heads"];
+  REQUIRE(heads.size() == 4);
+  // "last" with offset o covers phase (7 + o) mod 8.
+  for (int h = 0; h < 4; ++h) {
+    const auto& phases = heads[static_cast<std::size_t>(h)]["phases"];
+    CHECK(phases[static_cast<std::size_t>((7 + 2 * h) % 8)]["coverage"] == 1.0);
+  }
+  CHECK(doc["kv_cost"]["entries_per_token"] == 0.5);
+  const auto table = run_cli("coverage --arch v4-csa");
+  CHECK(table.status == 0);
+  CHECK(table.out.find("layer 1, head 1: W=8 S=4 offset 0") != std::string::npos);
+}
+
+TEST_CASE("sweep over architecture files: one cell each, the architecture in results.csv") {
+  const ArchFiles files;
+  const TempDir out("arch-sweep");
+  const auto grid = out / "grid.toml";
+  std::ofstream(grid) << "command = \"niah\"\n[options]\narch = [\"" << files.base << "\", \""
+                      << files.coprime << "\"]\nengine = \"analytic\"\ncontext = 8192\n";
+  const auto result = run_cli("sweep " + grid.string() + " --out " + (out / "run").string());
+  REQUIRE(result.status == 0);
+  const auto csv = read_text(out / "run" / "results.csv");
+  CHECK(csv.find("architecture_name") != std::string::npos);
+  CHECK(csv.find("kv_cost_entries_per_token") != std::string::npos);
+  CHECK(csv.find(",coprime,") != std::string::npos);
+}
+
+TEST_CASE("architecture input refused: exact message, exit status 2, no output file") {
+  const ArchFiles files;
+  const auto bad = files.path("bad.toml",
+                              "[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\n"
+                              "[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\n"
+                              "heads = [{}, {}, { window = 0 }]\n");
+  const std::vector<phasesim::test::BadInput> niah = {
+      {"--arch " + bad, "invalid " + bad + ": layer 2, head 3: window 0 (must be at least 1)"},
+      {"--arch nowhere.toml",
+       "invalid --arch nowhere.toml (no such file, and no preset of that name: nsa, v4-csa, "
+       "v4-hca, v41-csa)"},
+      {"--arch " + files.base + " --window 4",
+       "--window excludes --arch (see 'phasesim niah --help')"},
+      {"--arch " + files.base + " --knockout 4",
+       "invalid --knockout 4 (must be a head index from 0 to 3)"},
+      {"--arch " + files.base + " --context 20",
+       "invalid --context 20 (must be at least 24 for the heads of " + files.base +
+           " and --groups 8)"},
+  };
+  phasesim::test::check_refused(niah, "niah");
+  const std::vector<phasesim::test::BadInput> compare = {
+      {files.base + " " + bad,
+       "invalid " + bad + ": layer 2, head 3: window 0 (must be at least 1)"},
+      {files.base + " --engine full",
+       "invalid --engine full without --dim (the full-vector "
+       "engine needs --dim D)"},
+      {"", "architectures is required (see 'phasesim compare --help')"},
+  };
+  phasesim::test::check_refused(compare, "compare");
+  phasesim::test::check_refused({{"--arch " + files.base + " --gate last",
+                                  "--gate excludes --arch (see 'phasesim coverage --help')"}},
+                                "coverage");
+}

@@ -1,0 +1,128 @@
+// phasesim niah from the command line: JSON layout, determinism, errors.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "support/threads.hpp"
+
+using phasesim::test::json_on_threads;
+using phasesim::test::run_cli;
+using phasesim::test::run_json;
+
+TEST_CASE("niah JSON: parameters, per-group results and summary") {
+  const auto doc = run_json("niah --context 8192 --groups 4 --prompts 100");
+  CHECK(doc["schema"] == "phasesim/1");
+  CHECK(doc["command"] == "niah");
+  CHECK(doc["window"] == 8);
+  CHECK(doc["stride"] == 4);
+  CHECK(doc["heads"] == 1);
+  CHECK(doc["gates"] == nlohmann::json::array({"last"}));
+  CHECK(doc["beta"] == 4.5);
+  CHECK(doc["dim"].is_null());
+  CHECK(doc["context"] == 8192);
+  CHECK(doc["entries"] == 2048);
+  CHECK(doc["group_count"] == 4);
+  CHECK(doc["prompts"] == 100);
+  CHECK(doc["combine"] == "any");
+  CHECK(doc["knockout"].is_null());
+  CHECK(doc["engine"] == "fast");
+  CHECK(doc["seed"] == 1);
+  CHECK(doc["engine_paths"] == nlohmann::json::array({"channel"}));
+  REQUIRE(doc["groups"].size() == 4);
+  const auto& g3 = doc["groups"][3];
+  CHECK(g3["group"] == 3);
+  CHECK(g3["trials"] == 100);
+  CHECK(g3["accuracy"].get<double>() == g3["successes"].get<double>() / 100);
+  CHECK(g3["ci_low"].get<double>() < g3["accuracy"].get<double>());
+  CHECK(g3["ci_high"].get<double>() > g3["accuracy"].get<double>());
+  CHECK(g3["std_error"].get<double>() > 0);
+  const auto& summary = doc["summary"];
+  CHECK(summary["trials"] == 400);
+  CHECK(summary["best_group"] == 3);
+  CHECK(summary["gap"].get<double>() ==
+        summary["best"].get<double>() - summary["worst"].get<double>());
+  CHECK(!doc.contains("knockout_result"));
+}
+
+TEST_CASE("niah JSON, analytic: exact probabilities, no trial counts, zero-width intervals") {
+  const auto doc = run_json("niah --engine analytic --dim 64 --query-noise 1 --knockout 0");
+  CHECK(doc["beta_effective"].get<double>() == doctest::Approx(std::sqrt(32.0)));
+  CHECK(doc["engine_paths"] == nlohmann::json::array({"quadrature"}));
+  for (const auto& g : doc["groups"]) {
+    CHECK(g["trials"].is_null());
+    CHECK(g["successes"].is_null());
+    CHECK(g["ci_low"] == g["accuracy"]);
+    CHECK(g["ci_high"] == g["accuracy"]);
+  }
+  CHECK(doc["summary"]["trials"].is_null());
+  const auto& knockout = doc["knockout_result"];
+  CHECK(knockout["head"] == 0);
+  for (const auto& g : knockout["groups"]) CHECK(g["accuracy"] == 0.0);  // no head left
+}
+
+TEST_CASE("niah table: one row per group with a bar, and the summary says how many trials") {
+  const auto result = run_cli("niah --context 8192 --groups 4 --prompts 50 --knockout 0");
+  CHECK(result.status == 0);
+  CHECK(result.out.find("\u2588\u2588\u2588") != std::string::npos);
+  CHECK(result.out.find("200 trials (4 groups x 50 prompts)") != std::string::npos);
+  CHECK(result.out.find("knockout of head 0") != std::string::npos);
+}
+
+TEST_CASE("niah: any --threads writes the same JSON") {
+  for (const auto* run :
+       {"niah --gates 'random:3;uniform' --content-noise 0.5 --context 4096 --prompts 64 "
+        "--knockout 1",
+        "niah --engine full --dim 8 --gates uniform --rms-norm --context 512 --prompts 32"}) {
+    CAPTURE(run);
+    const auto json = phasesim::test::check_thread_invariance(
+        [&](const phasesim::Parallel& p) { return json_on_threads(run, p.threads); });
+    CHECK(json.find("\"successes\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("niah: --heads replicates one gate, independently for random gates") {
+  const auto doc = run_json("niah --gates random:5 --heads 3 --context 4096 --prompts 10");
+  CHECK(doc["gates"] == nlohmann::json::array({"random:5", "random:6", "random:7"}));
+  CHECK(doc["gate_weights"][0] != doc["gate_weights"][1]);
+}
+
+TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
+  const std::vector<phasesim::test::BadInput> cases = {
+      {"--groups 0", "invalid --groups 0 (must be at least 1)"},
+      {"--prompts 0", "invalid --prompts 0 (must be at least 1)"},
+      {"--context 4",
+       "invalid --context 4 (must be at least 24 for --window 8, --stride 4 and --groups 8)"},
+      {"--window 16 --context 20",
+       "invalid --context 20 (must be at least 40 for --window 16, --stride 4 and --groups 8)"},
+      {"--combine vote:2", "invalid --combine vote:2 (K must be at most the number of heads, 1)"},
+      {"--combine most", "invalid --combine most (use any or vote:K)"},
+      {"--gates 'last;uniform' --knockout 2",
+       "invalid --knockout 2 (must be a head index from 0 to 1)"},
+      {"--knockout -1", "invalid --knockout -1 (must be a head index from 0 to 0)"},
+      {"--beta 4 --dim 16",
+       "invalid --beta with --dim (give --beta for the standardized channel, or --dim "
+       "[--query-noise] for the full-vector model)"},
+      {"--query-noise 1",
+       "invalid --query-noise without --dim (the query noise belongs to the full-vector model)"},
+      {"--dim 1", "invalid --dim 1 (must be in [2, 65536])"},
+      {"--dim 16 --gates uniform --rms-norm",
+       "invalid --rms-norm with --engine fast (gate 'uniform' weights slots 0 and 4, so "
+       "neighbouring entries share a token and their RMS norms have no exact fast reduction; "
+       "use --engine full)"},
+      {"--engine full",
+       "invalid --engine full without --dim (the full-vector engine needs --dim D)"},
+      {"--engine cpu", "invalid --engine cpu (use analytic, fast, full, full-double or gpu)"},
+      {"--engine analytic --content-noise 0.5",
+       "invalid --content-noise 0.5 with --engine analytic (the analytic channel has no content "
+       "noise; use --engine fast)"},
+      {"--gates 'last;uniform' --heads 3",
+       "invalid --heads 3 (--gates gives 2 gates: give one gate to replicate over the heads, or "
+       "one gate per head)"},
+      {"--heads 0", "invalid --heads 0 (must be in [1, 4096])"},
+      {"--content-noise -1", "invalid --content-noise -1 (must be finite and >= 0)"},
+      {"--beta -2", "invalid --beta -2 (must be finite and >= 0)"},
+      {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
+  };
+  phasesim::test::check_refused(cases, "niah");
+}

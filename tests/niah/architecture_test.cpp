@@ -1,0 +1,274 @@
+// Architectures: files of layers of heads, their validation messages, the presets, the KV
+// cost, needle placement interior for every head, and the exact report over heads whose
+// strides and offsets differ.
+#include "phasesim/niah/architecture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "phasesim/channel/phase_channel.hpp"
+#include "phasesim/core/error.hpp"
+#include "support/niah_fixture.hpp"
+
+using namespace phasesim;
+using namespace phasesim::channel;
+using namespace phasesim::engines;
+using namespace phasesim::niah;
+
+namespace {
+
+const char* kTwoLayers = R"(
+name = "two layers"
+[[layer]]
+window = 8
+stride = 4
+gate = "random:3:2"
+heads = 3
+[[layer]]
+window = 6
+stride = 5
+offset = 2
+gate = "last"
+heads = [{}, { offset = 4, gate = "onehot:1" }, { window = 3, stride = 3, offset = 0 }]
+)";
+
+}  // namespace
+
+TEST_CASE("architecture files: layer defaults, head overrides, replicated random gates") {
+  const auto arch = parse_architecture(kTwoLayers, "two.toml");
+  CHECK(arch.name == "two layers");
+  CHECK(arch.file == "two.toml");
+  CHECK(arch.layers == 2);
+  REQUIRE(arch.heads.size() == 6);
+  // A layer's random gate is replicated as --heads replicates --gates.
+  CHECK(arch.heads[0].gate.spec == "random:3:2");
+  CHECK(arch.heads[2].gate.spec == "random:5:2");
+  CHECK(arch.heads[2].gate.weights == parse_gate("random:5:2", 8).weights);
+  CHECK(arch.heads[2].layer == 1);
+  CHECK(arch.heads[2].head == 3);
+  const auto& a = arch.heads[3];
+  CHECK((a.layer == 2 && a.head == 1));
+  CHECK((a.geometry.window == 6 && a.geometry.stride == 5 && a.geometry.offset == 2));
+  CHECK(a.gate.spec == "last");
+  CHECK(arch.heads[4].geometry.offset == 4);
+  CHECK(arch.heads[4].gate.spec == "onehot:1");
+  const auto& c = arch.heads[5];
+  CHECK((c.geometry.window == 3 && c.geometry.stride == 3 && c.geometry.offset == 0));
+  CHECK(c.gate.window() == 3);  // the layer's gate, parsed for the head's own window
+  // The name defaults to the file's stem.
+  CHECK(parse_architecture("[[layer]]\nwindow = 1\nstride = 1\ngate = \"last\"", "a/b.toml").name ==
+        "b");
+}
+
+TEST_CASE("KV cost: entries per token over heads and layers, against full attention") {
+  const auto arch = parse_architecture(kTwoLayers, "two.toml");
+  const auto cost = kv_cost(arch.geometries());
+  CHECK(cost.entries_per_token == doctest::Approx(3.0 / 4 + 2.0 / 5 + 1.0 / 3).epsilon(1e-15));
+  CHECK(cost.heads == 6);
+  CHECK(cost.full_attention() == 6);
+  CHECK(cost.relative() == doctest::Approx((3.0 / 4 + 2.0 / 5 + 1.0 / 3) / 6).epsilon(1e-15));
+  const std::vector<Geometry> full(8, Geometry{1, 1});
+  CHECK(kv_cost(full).relative() == 1.0);
+}
+
+TEST_CASE("architecture files: every mistake named with its layer and head") {
+  const auto layer = [](const std::string& body) { return "[[layer]]\n" + body; };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {layer("window = 0\nstride = 4\ngate = \"last\""),
+       "invalid arch.toml: layer 1, head 1: window 0 (must be at least 1)"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\n[[layer]]\nwindow = 8\nstride = 4\n"
+             "gate = \"last\"\nheads = [{}, {}, { window = 0 }]"),
+       "invalid arch.toml: layer 2, head 3: window 0 (must be at least 1)"},
+      {layer("window = 8\nstride = 0\ngate = \"last\""),
+       "invalid arch.toml: layer 1, head 1: stride 0 (must be at least 1)"},
+      {layer("window = 99999999\nstride = 4\ngate = \"last\""),
+       "invalid arch.toml: layer 1, head 1: window 99999999 (must be at most 16777216)"},
+      {layer("window = 8\nstride = 4\noffset = 4\ngate = \"last\""),
+       "invalid arch.toml: layer 1, head 1: offset 4 (must be in [0, 4), below the stride)"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ offset = -1 }]"),
+       "invalid arch.toml: layer 1, head 1: offset -1 (must be in [0, 4), below the stride)"},
+      {layer("stride = 4\ngate = \"last\""),
+       "invalid arch.toml: layer 1, head 1: no window (give window in the layer or the head)"},
+      {layer("window = 8\nstride = 4"),
+       "invalid arch.toml: layer 1, head 1: no gate (give gate in the layer or the head)"},
+      {layer("window = 8\nstride = 4\ngate = \"onehot:9\""),
+       "invalid arch.toml: layer 1, head 1: gate 'onehot:9' (onehot:K needs an integer K in [0, "
+       "7])"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ gate = \"weights:1,2\" }]"),
+       "invalid arch.toml: layer 1, head 1: gate 'weights:1,2' (has 2 values, the window needs 8)"},
+      {layer("window = \"8\"\nstride = 4\ngate = \"last\""),
+       "invalid arch.toml: layer 1: window must be an integer"},
+      {layer("window = 8\nstride = 4\ngate = 1"),
+       "invalid arch.toml: layer 1: gate must be a string"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = 0"),
+       "invalid arch.toml: layer 1: heads 0 (must be in [1, 4096])"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = \"all\""),
+       "invalid arch.toml: layer 1: heads must be a count or a list of head tables, e.g. heads = "
+       "[{ offset = 1 }]"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ stride = 2 }, 3]"),
+       "invalid arch.toml: layer 1, head 2: must be a table of head values, e.g. { offset = 1 }"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
+       "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
+       "gate)"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
+       "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
+       "heads)"},
+      {"layers = 2", "invalid arch.toml: unknown key 'layers' (allowed: name, description, layer)"},
+      {"name = \"empty\"", "invalid arch.toml: no layers (give one [[layer]] table per layer)"},
+      {"[[layer]\n",
+       "invalid arch.toml: line 1: Error while parsing table header: expected ']', saw '\\n'"},
+      {layer("window = 1\nstride = 1\ngate = \"last\"\nheads = 4096\n") +
+           layer("window = 1\nstride = 1\ngate = \"last\""),
+       "invalid arch.toml: 4097 heads (must be at most 4096)"},
+      // Each window and head count alone is allowed; together they would hold 2^36 slots.
+      {layer("window = 16777216\nstride = 4\ngate = \"last\"\nheads = 4096"),
+       "invalid arch.toml: layer 1, head 5: too large: the windows of the heads up to this one "
+       "sum to 83886080 gate slots (at most 67108864 in all, to stay within 4 GiB)"},
+  };
+  for (const auto& [toml_text, message] : cases) {
+    const auto& toml = toml_text;  // clang 14's CAPTURE cannot take a binding
+    CAPTURE(toml);
+    CHECK_THROWS_WITH_AS(parse_architecture(toml, "arch.toml"), message.c_str(), InputError);
+  }
+}
+
+TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section 9") {
+  CHECK(architecture_presets() == std::vector<std::string>{"nsa", "v4-csa", "v4-hca", "v41-csa"});
+  const auto geometry = [](const std::string& name) {
+    return load_architecture(name).heads.front().geometry;
+  };
+  CHECK((geometry("v4-csa").window == 8 && geometry("v4-csa").stride == 4));
+  CHECK((geometry("v4-hca").window == 128 && geometry("v4-hca").stride == 128));
+  CHECK((geometry("v41-csa").window == 4 && geometry("v41-csa").stride == 2));
+  CHECK((geometry("nsa").window == 32 && geometry("nsa").stride == 16));
+  CHECK(load_architecture("v4-csa").file == "presets/v4-csa.toml");
+  CHECK_THROWS_WITH_AS(load_architecture("v5"),
+                       "invalid --arch v5 (no such file, and no preset of that name: nsa, "
+                       "v4-csa, v4-hca, v41-csa)",
+                       InputError);
+}
+
+TEST_CASE("a one-layer architecture is the shorthand: the same model, the same outcomes") {
+  NiahSpec shorthand;
+  shorthand.geometry = {8, 8};
+  shorthand.gates = "random:1:10";
+  shorthand.heads = 4;
+  shorthand.context = 4096;
+  shorthand.prompts = 64;
+  auto arch = shorthand;
+  arch.architecture = parse_architecture(
+      "[[layer]]\nwindow = 8\nstride = 8\ngate = \"random:1:10\"\nheads = 4", "one.toml");
+  const auto a = make_run(shorthand);
+  const auto b = make_run(arch);
+  CHECK(a.needles.block_count == b.needles.block_count);
+  for (int h = 0; h < 4; ++h) {
+    CHECK(a.model.gates[static_cast<std::size_t>(h)].weights ==
+          b.model.gates[static_cast<std::size_t>(h)].weights);
+  }
+  const auto x = run_engine(test::plan(shorthand, "fast"), Parallel{});
+  const auto y = run_engine(test::plan(arch, "fast"), Parallel{});
+  for (std::int64_t t = 0; t < a.needles.trials(); ++t) {
+    const auto p = x.outcomes->row(t);
+    const auto q = y.outcomes->row(t);
+    CHECK(std::equal(p.begin(), p.end(), q.begin()));
+  }
+}
+
+TEST_CASE("needles: interior for every head of an architecture, and as wide as that allows") {
+  NiahSpec s;
+  s.architecture = parse_architecture(kTwoLayers, "two.toml");
+  s.context = 700;
+  s.groups = 7;
+  s.prompts = 1;
+  const auto run = make_run(s);
+  const auto& plan = run.needles;
+  // Every entry holding a needle exists, starts at a position >= 0 and ends before L.
+  auto interior = [&](std::int64_t p) {
+    for (int h = 0; h < run.model.heads(); ++h) {
+      const auto& g = run.model.geometry(h);
+      for (std::int64_t j = -2; j < run.model.entries(h) + 2; ++j) {
+        const bool holds = p >= g.position(j, 0) && p < g.position(j, 0) + g.window;
+        if (holds && (j < 0 || j >= run.model.entries(h) || g.position(j, 0) < 0)) return false;
+      }
+    }
+    return true;
+  };
+  for (int r = 0; r < plan.groups; ++r) {
+    for (std::int64_t k = 0; k < plan.block_count; ++k) {
+      CHECK(interior((plan.first_block + k) * plan.groups + r));
+    }
+  }
+  // The range is the widest with p in [max(W, o), N_c S + o - W] for every head.
+  auto within = [&](std::int64_t p) {
+    for (int h = 0; h < run.model.heads(); ++h) {
+      const auto& g = run.model.geometry(h);
+      if (p < std::max(g.window, g.offset) ||
+          p > run.model.entries(h) * g.stride + g.offset - g.window) {
+        return false;
+      }
+    }
+    return true;
+  };
+  CHECK(within(plan.first_position(0)));
+  CHECK(within(plan.last_position(plan.groups - 1)));
+  CHECK_FALSE(within(plan.first_position(0) - plan.groups));
+  CHECK_FALSE(within(plan.last_position(plan.groups - 1) + plan.groups));
+  s.context = 20;
+  CHECK_THROWS_WITH(make_run(s),
+                    "invalid --context 20 (must be at least 29 for the heads of two.toml and "
+                    "--groups 7)");
+}
+
+TEST_CASE("the exact report over mixed strides and offsets: each needle position, directly") {
+  NiahSpec s;
+  s.architecture = parse_architecture(kTwoLayers, "two.toml");
+  s.context = 2000;
+  s.groups = 6;  // lcm of the strides (4, 5, 3) is 60: a group mixes many phase classes
+  s.beta = 6;
+  s.combine = "vote:2";
+  s.knockout = 3;
+  const auto run = make_run(s);
+  const auto exact = test::run_spec(s, "analytic");
+  const auto& m = run.model;
+  std::vector<std::vector<double>> p;
+  for (int h = 0; h < m.heads(); ++h) {
+    p.push_back(
+        phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)], 6, m.entries(h)));
+  }
+  for (int r = 0; r < run.needles.groups; ++r) {
+    double with = 0;
+    double without = 0;
+    for (std::int64_t k = 0; k < run.needles.block_count; ++k) {
+      const auto needle = (run.needles.first_block + k) * run.needles.groups + r;
+      std::vector<double> heads;
+      for (int h = 0; h < m.heads(); ++h) {
+        heads.push_back(p[static_cast<std::size_t>(h)]
+                         [static_cast<std::size_t>(m.geometry(h).phase_of_position(needle))]);
+      }
+      with += combine_probabilities(heads, run.combine);
+      without += combine_probabilities(heads, run.combine, 3);
+    }
+    const auto n = static_cast<double>(run.needles.block_count);
+    CAPTURE(r);
+    CHECK(exact.groups[static_cast<std::size_t>(r)].accuracy ==
+          doctest::Approx(with / n).epsilon(1e-12));
+    CHECK(exact.knockout->groups[static_cast<std::size_t>(r)].accuracy ==
+          doctest::Approx(without / n).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the analytic engine bounds its work: strides whose lcm leaves too many classes") {
+  NiahSpec s;
+  s.architecture = test::architecture(
+      "[[layer]]\nwindow = 8\nstride = 1021\ngate = \"last\"\n"
+      "[[layer]]\nwindow = 8\nstride = 1031\ngate = \"last\"");
+  s.context = 1 << 21;
+  CHECK_THROWS_WITH_AS(test::run_spec(s, "analytic"),
+                       "invalid --engine analytic (the heads' strides give 1052651 classes of "
+                       "needle positions to combine the heads over, more than 1048576; use "
+                       "--engine fast)",
+                       InputError);
+  s.context = 1 << 20;  // fewer positions than the lcm: each its own class
+  CHECK(test::run_spec(s, "analytic").groups.size() == 8);
+}

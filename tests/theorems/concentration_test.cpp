@@ -1,0 +1,158 @@
+// Theorem 1: beta*(N) of the linear model, the vertex theorem, the equal-split law and
+// the optimizer that checks them.
+#include "phasesim/theorems/concentration.hpp"
+
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/optimize.hpp"
+#include "support/threads.hpp"
+#include "support/v4_objective.hpp"
+
+using namespace phasesim;
+using namespace phasesim::theorems;
+using phasesim::test::v4_objective;
+
+namespace {
+
+// Is (A_lin(c) - A_lin(0))/c non-decreasing on a fine grid of (0, 1]?
+bool star_shaped_on_grid(double beta, std::int64_t entries) {
+  const double chance = linear_success(0.0, beta, entries);
+  double previous = 0;
+  for (int i = 1; i <= 400; ++i) {
+    const double c = i / 400.0;
+    const double ratio = (linear_success(c, beta, entries) - chance) / c;
+    if (ratio < previous - 1e-13) return false;
+    previous = ratio;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("beta* reproduces the project's numerics and an independent reference") {
+  // tests/reference/theorem_reference.py (mpmath, integrating over the needle's noise):
+  // 4.45072726326, 5.48193010199, 6.30004892552. MODEL.md quotes 4.45, 5.48, 6.30.
+  CHECK(critical_beta(1024) == doctest::Approx(4.45072726326).epsilon(1e-8));
+  CHECK(critical_beta(32768) == doctest::Approx(5.48193010199).epsilon(1e-8));
+  CHECK(critical_beta(1000000) == doctest::Approx(6.30004892552).epsilon(1e-8));
+}
+
+TEST_CASE("star-shapedness holds below beta* and fails above it, by brute force") {
+  // The margin at c = 1 decides (THEORY.md, T1a): check the ratio on a grid instead.
+  const double star = critical_beta(1024);
+  CHECK(star_shaped_on_grid(star - 0.05, 1024));
+  CHECK_FALSE(star_shaped_on_grid(star + 0.05, 1024));
+  CHECK(star_margin(star - 0.05, 1024) > 0);
+  CHECK(star_margin(star + 0.05, 1024) < 0);
+}
+
+TEST_CASE("linear model below beta*: no random gate beats the best one-hot") {
+  const auto o = v4_objective(5.0, RetentionModel::linear);  // beta*(32768) = 5.48
+  const double onehot = best_onehot(o).second;
+  double best = 0;
+  for (int seed = 0; seed < 300; ++seed) {
+    const auto spec = "random:" + std::to_string(seed) + ":" + std::to_string(1 + seed % 5);
+    best = std::max(best, evaluate_weights(o, parse_gate(spec, 8).weights).value);
+  }
+  CHECK(best <= onehot);
+  const auto opt = optimize_gate(o, OptimizeSettings{});
+  CHECK(opt.objective <= onehot + 1e-12);
+  CHECK(opt.summary.max_weight > 0.999999);
+}
+
+TEST_CASE("equal-split law k* = argmax_k k A(1/sqrt k) at W=8 S=4 N=32768") {
+  // tests/reference/theorem_reference.py: k* = 1, 1, 2, 3, 4, 4 at beta 4, 5, 6, 8, 10, 12;
+  // MODEL.md quotes k* = 2, 3, 4, 4 at beta 6, 8, 10, 12.
+  const std::vector<std::pair<double, int>> expected = {{4, 1}, {5, 1},  {6, 2},
+                                                        {8, 3}, {10, 4}, {12, 4}};
+  for (const auto& [beta_value, k] : expected) {
+    const double beta = beta_value;  // clang 14's CAPTURE cannot take a binding
+    CAPTURE(beta);
+    const auto law = equal_split_law(v4_objective(beta));
+    CHECK(law.k_star == k);
+  }
+  // One reference value in full: 3 A(1/sqrt 3; 8, 32768) = 2.14161704.
+  CHECK(equal_split_law(v4_objective(8)).value[2] * 4 == doctest::Approx(2.14161704).epsilon(1e-8));
+}
+
+TEST_CASE("normalized optimum: max weight >= 0.99 at beta 4 and 5, k = 2, 3, 4, 4 above") {
+  // MODEL.md's numerics for W=8, S=4, N=32768 (T1b).
+  for (double beta : {4.0, 5.0}) {
+    CAPTURE(beta);
+    const auto opt = optimize_gate(v4_objective(beta), OptimizeSettings{});
+    CHECK(opt.summary.max_weight >= 0.99);
+    CHECK(opt.summary.k_effective == 1);
+    CHECK(opt.objective >= opt.onehot_objective);  // never exactly one-hot (T1b)
+  }
+  const std::vector<std::pair<double, int>> splits = {{6, 2}, {8, 3}, {10, 4}, {12, 4}};
+  for (const auto& [beta_value, k] : splits) {
+    const double beta = beta_value;  // clang 14's CAPTURE cannot take a binding
+    CAPTURE(beta);
+    const auto opt = optimize_gate(v4_objective(beta), OptimizeSettings{});
+    CHECK(opt.summary.k_effective == k);
+    CHECK(opt.summary.max_weight == doctest::Approx(1.0 / k).epsilon(0.01));
+    CHECK(opt.k_star_predicted == k);
+  }
+}
+
+TEST_CASE("first-order epsilon of T1b(ii) against the optimizer's max weight") {
+  // Inside the threshold regime the first-order prediction is accurate to the next order.
+  struct Case {
+    double beta;
+    std::int64_t entries;
+    double tolerance;
+  };
+  for (const auto& c : {Case{4.0, 32768, 1e-5}, Case{5.0, 32768, 5e-4}, Case{6.0, 1000000, 1e-4}}) {
+    CAPTURE(c.beta);
+    auto o = v4_objective(c.beta);
+    o.entries = c.entries;
+    const double predicted = vertex_perturbation(o).max_weight;
+    const double found = optimize_gate(o, OptimizeSettings{}).summary.max_weight;
+    CHECK(std::abs(predicted - found) < c.tolerance);
+  }
+  // Where A(u) falls towards u = 1 (beta below the distractor maxima) there is none.
+  auto weak = v4_objective(4.0);
+  weak.entries = 1000000;
+  CHECK(std::isnan(vertex_perturbation(weak).max_weight));
+}
+
+TEST_CASE("the optimizer reaches the best known gate from random starts") {
+  // Best known gate at beta = 8: the equal split over 3 slots of distinct phases,
+  // polished by L-BFGS from that start. J has local maxima (the 2-split at 0.4879 holds
+  // most random starts), so only some random starts reach the best gate, and
+  // optimize_gate always adds the equal splits; from random starts alone the best of six
+  // agrees with the known gate to the optimizer's stopping accuracy (~1e-7 relative).
+  const auto o = v4_objective(8.0);
+  const auto known = lbfgs_ascent(o, split_logits(8, {5, 6, 7}), 500).at.value;
+  double best = 0;
+  int reached = 0;
+  for (int seed = 1; seed <= 6; ++seed) {
+    const auto start = initial_logits("random:" + std::to_string(seed) + ":2", 8);
+    const double value = lbfgs_ascent(o, start, 500).at.value;
+    best = std::max(best, value);
+    reached += std::abs(value - known) < 1e-7 * known ? 1 : 0;
+  }
+  CHECK(reached >= 1);
+  CHECK(best == doctest::Approx(known).epsilon(1e-7));
+  CHECK(known == doctest::Approx(0.535426).epsilon(1e-5));
+  CHECK(optimize_gate(o, OptimizeSettings{}).objective == doctest::Approx(known).epsilon(1e-12));
+}
+
+TEST_CASE("the optimizer's result does not depend on the thread count") {
+  const auto o = v4_objective(6.0);
+  OptimizeSettings settings;
+  settings.restarts = 3;
+  // optimize_gate takes no Parallel: its restarts run on OpenMP's default team.
+  test::check_thread_invariance(
+      [&](const Parallel& p) {
+        omp_set_num_threads(p.team());
+        return optimize_gate(o, settings);
+      },
+      [](const GateOptimum& g) { return std::pair(g.gate, g.best_start); });
+  omp_set_num_threads(omp_get_num_procs());
+}

@@ -1,0 +1,97 @@
+// J(g) and its exact gradient (weights and logits) in both retention models.
+#include "phasesim/theorems/objective.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "phasesim/channel/channel.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/model/gate.hpp"
+#include "phasesim/theorems/concentration.hpp"
+#include "support/v4_objective.hpp"
+
+using namespace phasesim;
+using namespace phasesim::channel;
+using namespace phasesim::theorems;
+using phasesim::test::v4_objective;
+
+namespace {
+
+// dJ/db by central differences of J(softmax(b)).
+std::vector<double> logit_differences(const Objective& o, std::vector<double> b) {
+  std::vector<double> d(b.size());
+  const double h = 1e-5;
+  for (std::size_t s = 0; s < b.size(); ++s) {
+    b[s] += h;
+    const double up = evaluate_logits(o, b).value;
+    b[s] -= 2 * h;
+    const double down = evaluate_logits(o, b).value;
+    b[s] += h;
+    d[s] = (up - down) / (2 * h);
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("dJ/db matches finite differences in both models") {
+  const std::vector<double> b = {0.3, -0.2, 1.1, 0.0, -0.7, 0.5, 0.9, -1.4};
+  for (auto model : {RetentionModel::normalized, RetentionModel::linear}) {
+    for (double beta : {4.5, 8.0}) {
+      CAPTURE(to_string(model));
+      CAPTURE(beta);
+      auto o = v4_objective(beta, model);
+      o.phase_weights = {0.1, 0.2, 0.3, 0.4};
+      const auto exact = evaluate_logits(o, b).gradient;
+      const auto difference = logit_differences(o, b);
+      for (std::size_t s = 0; s < b.size(); ++s) {
+        CHECK(exact[s] == doctest::Approx(difference[s]).epsilon(1e-6).scale(1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("J of a one-hot gate: one covered phase, chance elsewhere") {
+  // Slot 7 is phase 3; its other slot (3) has u = 0 and still holds the needle, so that
+  // phase succeeds with the two-entry P(u = 0, 1); the other phases are at chance.
+  auto o = v4_objective(5.0, RetentionModel::normalized);
+  const auto g = parse_gate("last", 8).weights;
+  const double covered = success_probability(5.0, std::vector<double>{0.0, 1.0}, 32768);
+  const double chance = success_probability(5.0, std::vector<double>{0.0, 0.0}, 32768);
+  const auto value = evaluate_weights(o, g);
+  CHECK(value.value == doctest::Approx((covered + 3 * chance) / 4).epsilon(1e-14));
+  CHECK(chance == doctest::Approx(2.0 / 32768).epsilon(1e-9));
+  // Linear model: the covered phase has c = 1, the others c = 0 (chance 1/N).
+  o.model = RetentionModel::linear;
+  const double linear = (linear_success(1.0, 5.0, 32768) + 3 * linear_success(0.0, 5.0, 32768)) / 4;
+  CHECK(evaluate_weights(o, g).value == doctest::Approx(linear).epsilon(1e-14));
+}
+
+TEST_CASE("J is invariant under relabelling phases with equal multiplicity") {
+  // W = 8, S = 4: permuting phases (and their slots) permutes P(phi) and leaves J.
+  const auto o = v4_objective(6.0, RetentionModel::normalized);
+  const std::vector<double> g = {0.3, 0.1, 0.05, 0.05, 0.2, 0.1, 0.15, 0.05};
+  const std::vector<double> shifted = {0.05, 0.3, 0.1, 0.05, 0.05, 0.2, 0.1, 0.15};  // phi+1
+  const auto a = evaluate_weights(o, g), b = evaluate_weights(o, shifted);
+  CHECK(a.value == doctest::Approx(b.value).epsilon(1e-13));
+  CHECK(a.per_phase[0] == doctest::Approx(b.per_phase[1]).epsilon(1e-13));
+}
+
+TEST_CASE("objective and phase-weight validation messages") {
+  auto o = v4_objective(4.5, RetentionModel::normalized);
+  o.entries = 4;
+  CHECK_THROWS_WITH_AS(o.validate(), "invalid --entries 4 (must be at least the window, 8)",
+                       InputError);
+  CHECK_THROWS_WITH_AS(parse_retention_model("cubic"),
+                       "invalid --model cubic (must be normalized or linear)", InputError);
+  CHECK_THROWS_WITH_AS(normalized_phase_weights(std::vector<double>{1, 2}, 4),
+                       "invalid --weights (has 2 values, one per phase needs 4)", InputError);
+  CHECK_THROWS_WITH_AS(normalized_phase_weights(std::vector<double>{1, -2, 0, 0}, 4),
+                       "invalid --weights -2 (each must be finite and >= 0)", InputError);
+  CHECK_THROWS_WITH_AS(normalized_phase_weights(std::vector<double>{0, 0, 0, 0}, 4),
+                       "invalid --weights (must not all be zero)", InputError);
+  CHECK(normalized_phase_weights(std::vector<double>{1, 3, 0, 0}, 4) ==
+        std::vector<double>{0.25, 0.75, 0, 0});
+}
