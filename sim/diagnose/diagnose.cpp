@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/stats/binomial.hpp"
 
@@ -45,7 +46,7 @@ std::vector<double> class_chance(const std::vector<int>& m, int phases, std::int
     const double one =
         static_cast<double>(m[static_cast<std::size_t>(phi)]) / static_cast<double>(entries);
     chance[static_cast<std::size_t>(phi % phases)] +=
-        -std::expm1(heads * std::log1p(-one)) / (stride / phases);
+        -portable::expm1(heads * portable::log1p(-one)) / (stride / phases);
   }
   return chance;
 }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/diagnose/fit.hpp"
 #include "profile.hpp"
 
@@ -33,16 +34,16 @@ class HeadsSlice {
       if (m > 0 && !covered.count(m)) {
         covered[m] = channel::phase_success_at({m, 1}, 1.0, beta, input.entries);
       }
-      log_miss_covered_.push_back(m > 0 ? std::log1p(-std::min(covered[m], 1 - 1e-16)) : 0.0);
+      log_miss_covered_.push_back(m > 0 ? portable::log1p(-std::min(covered[m], 1 - 1e-16)) : 0.0);
       log_miss_other_.push_back(
-          std::log1p(-static_cast<double>(m) / static_cast<double>(input.entries)));
+          portable::log1p(-static_cast<double>(m) / static_cast<double>(input.entries)));
     }
   }
 
   // Success of phase p when n of the H heads cover it.
   double success(std::size_t p, int n) const {
     if (input_.phases[p].slots.holding == 0) return 0;
-    return -std::expm1(n * log_miss_covered_[p] + (input_.heads - n) * log_miss_other_[p]);
+    return -portable::expm1(n * log_miss_covered_[p] + (input_.heads - n) * log_miss_other_[p]);
   }
 
   double term(std::size_t p, int n) const {

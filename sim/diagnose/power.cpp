@@ -6,12 +6,14 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 
+#include "phasesim/core/portable_math.hpp"
+
 namespace phasesim::diagnose {
 namespace {
 
 constexpr double kMaxPrompts = 1e12;
 
-double xlogx_ratio(double a, double b) { return a == 0 ? 0.0 : a * std::log(a / b); }
+double xlogx_ratio(double a, double b) { return a == 0 ? 0.0 : a * portable::log(a / b); }
 
 // 2 x the mean over groups of KL(Bernoulli(a_g) || Bernoulli(mean)): the non-centrality of
 // the statistic per prompt in every group.

@@ -11,6 +11,7 @@
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal_block.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
 
 namespace phasesim::training {
@@ -80,7 +81,7 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
       top = std::max(top, g[s]);
     }
     sum = 0;
-    for (int s = first; s < W; ++s) sum += (g[s] = std::exp(g[s] - top));
+    for (int s = first; s < W; ++s) sum += (g[s] = portable::exp(g[s] - top));
   }
   for (int s = first; s < W; ++s) g[s] /= sum;
 }
@@ -132,7 +133,7 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
 // Attention of head h and its mass on the needle's entries.
 double attend(const LayerModel& model, const LayerParameters& parameters, int h,
               std::int64_t needle, LayerWorkspace& w) {
-  const double lambda = std::exp(parameters.log_lambda()[h]);
+  const double lambda = portable::exp(parameters.log_lambda()[h]);
   auto alpha = w.attention.row(h).array();
   alpha = lambda * w.scores.row(h).array();
   alpha = (alpha - alpha.maxCoeff()).exp();
@@ -150,7 +151,7 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
                    LayerParameters& gradient) {
   const int W = model.geometry.window;
   const auto N = model.entries();
-  const double lambda = std::exp(parameters.log_lambda()[h]);
+  const double lambda = portable::exp(parameters.log_lambda()[h]);
   const double root_d = std::sqrt(static_cast<double>(model.dim));
   const auto holding = model.geometry.entries_holding(needle, model.entries());
   auto db = gradient.bias().row(h);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "phasesim/core/portable_math.hpp"
+
 namespace phasesim::training {
 namespace {
 
@@ -54,7 +56,7 @@ Json head_json(const LabSpec& spec, const LabResult& result, int h) {
           {"kept_phase", heads.initial[i].phase == heads.final[i].phase},
           {"final_max_weight", heads.final_max_weight[i]},
           {"final_phase_coverage", heads.final_phase_coverage[i]},
-          {"lambda", std::exp(t.final.log_lambda()[h])},
+          {"lambda", portable::exp(t.final.log_lambda()[h])},
           {"content_norm", content_norm},
           // a_h . x_t ~ N(0, |a_h|^2 / d): the content term acts as gate noise of this tau.
           {"content_noise", content_norm / std::sqrt(double(spec.model.dim))},
@@ -83,7 +85,7 @@ void put_heads(Json& doc, const LabSpec& spec, const LabResult& result) {
   doc["kept_slot"] = heads.kept_slot;
   doc["kept_phase"] = heads.kept_phase;
   const auto S = static_cast<double>(spec.model.geometry.stride);
-  doc["blind_expected"] = S * std::pow(1 - 1 / S, spec.model.heads);
+  doc["blind_expected"] = S * portable::pow(1 - 1 / S, spec.model.heads);
   doc["blind_law"] = heads.blind_law;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/engines/analytic_engine.hpp"
 #include "phasesim/engines/plan.hpp"
 #include "phasesim/model/coverage.hpp"
@@ -112,11 +113,12 @@ Adam::Adam(Eigen::Index size, const AdamSettings& settings)
       second_(Eigen::VectorXd::Zero(size)) {}
 
 void Adam::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
-  ++steps_;
+  beta1_power_ *= settings_.beta1;
+  beta2_power_ *= settings_.beta2;
   first_ = settings_.beta1 * first_ + (1 - settings_.beta1) * gradient;
   second_ = settings_.beta2 * second_ + (1 - settings_.beta2) * gradient.cwiseAbs2();
-  const double correct1 = 1 - std::pow(settings_.beta1, steps_);
-  const double correct2 = 1 - std::pow(settings_.beta2, steps_);
+  const double correct1 = 1 - beta1_power_;
+  const double correct2 = 1 - beta2_power_;
   theta.array() -= settings_.lr * (first_.array() / correct1) /
                    ((second_.array() / correct2).sqrt() + settings_.epsilon);
 }
@@ -158,7 +160,7 @@ LayerParameters initial_parameters(const LabSpec& spec) {
                                       m.geometry.window);
     for (int s = 0; s < m.geometry.window; ++s) theta.bias()(h, s) = logits[std::size_t(s)];
   }
-  theta.log_lambda().setConstant(std::log(spec.init_lambda.value_or(spec.default_lambda())));
+  theta.log_lambda().setConstant(portable::log(spec.init_lambda.value_or(spec.default_lambda())));
   return theta;
 }
 

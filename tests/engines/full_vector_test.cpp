@@ -269,9 +269,12 @@ TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scr
   }
 }
 
-TEST_CASE("normal_pair is Random123's Box-Muller bit for bit on the CPU") {
-  // The GPU engine needs normal_pair written out (see random.hpp); the CPU draws must not move.
+TEST_CASE("normal_pair is Random123's Box-Muller to a few ulp, with portable log and sin/cos") {
+  // normal_pair computes r123::boxmuller's formula with portable_math.hpp's log and
+  // sincospi, whose bits do not depend on the CPU; glibc's (what boxmuller calls) agree to
+  // about 1 ulp in each, so the pair agrees to a few ulp of its radius.
   const RandomStream stream(123456789, 7, 3, Stream::key);
+  int identical = 0;
   for (std::uint32_t index = 0; index < 2000; ++index) {
     for (std::uint32_t block = 0; block < 3; ++block) {
       const auto w = stream.bits(index, block);
@@ -280,10 +283,13 @@ TEST_CASE("normal_pair is Random123's Box-Muller bit for bit on the CPU") {
       };
       const auto expected = r123::boxmuller(join(w[0], w[1]), join(w[2], w[3]));
       const auto pair = stream.normal_pair(index, block);
-      CHECK(pair.x == expected.x);
-      CHECK(pair.y == expected.y);
+      const double radius = std::hypot(expected.x, expected.y);
+      CHECK(std::fabs(pair.x - expected.x) <= 8e-16 * radius);
+      CHECK(std::fabs(pair.y - expected.y) <= 8e-16 * radius);
+      identical += pair.x == expected.x && pair.y == expected.y;
     }
   }
+  MESSAGE(identical << " of 6000 pairs identical to glibc's");
 }
 
 TEST_CASE("Argmax::merge in any order gives the sequential scan's answer, ties included") {

@@ -9,6 +9,7 @@
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "vector_quadrature.hpp"
 
 namespace phasesim::channel {
@@ -38,14 +39,14 @@ double log_below(const NeedleEntry& e, double y) {
 // log of the density of the maximum of n iid N(0, 1) at y: log(n phi(y) Phi(y)^(n-1)).
 double log_max_density(double y, double n) {
   const double log_below_all = n > 1 ? (n - 1) * log_normal_cdf(y) : 0.0;
-  return std::log(n) + log_normal_pdf(y) + log_below_all;
+  return portable::log(n) + log_normal_pdf(y) + log_below_all;
 }
 
 // Range [lo, hi] that holds all but 2 * kTailMass of the maximum of n normals.
 std::pair<double, double> distractor_max_range(double n) {
   // Phi(lo)^n = kTailMass  and  1 - Phi(hi)^n = kTailMass.
-  const double lo = normal_quantile_from_log_cdf(std::log(kTailMass) / n);
-  const double hi = normal_quantile_from_log_cdf(std::log1p(-kTailMass) / n);
+  const double lo = normal_quantile_from_log_cdf(portable::log(kTailMass) / n);
+  const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
   return {lo, hi};
 }
 
@@ -127,7 +128,7 @@ void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, 
     z[s] = static_cast<int>(s) == local ? local_z : e.sd > 0 ? (y - e.mean) / e.sd : 0.0;
     log_all += below[s] = log_below(e, y, z[s]);
   }
-  out[0] = std::exp(log_density) * -std::expm1(log_all);
+  out[0] = portable::exp(log_density) * -portable::expm1(log_all);
   if (out.size() == 1) return;
   for (std::size_t s = 0; s < needle.size(); ++s) {
     const auto& e = needle[s];
@@ -138,7 +139,7 @@ void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, 
     // Sum over the other entries directly: subtracting from log_all fails at -inf.
     double log_rest = 0;
     for (std::size_t t = 0; t < needle.size(); ++t) log_rest += t == s ? 0.0 : below[t];
-    d_mean = std::exp(log_density + log_normal_pdf(z[s]) + log_rest) / e.sd;
+    d_mean = portable::exp(log_density + log_normal_pdf(z[s]) + log_rest) / e.sd;
     d_sd = d_mean * z[s];
   }
 }
@@ -150,7 +151,7 @@ double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, doubl
   double log_rest = log_max_density(y, n);
   for (std::size_t t = 0; t < needle.size(); ++t)
     log_rest += t == s ? 0.0 : log_below(needle[t], y);
-  return std::exp(log_rest);
+  return portable::exp(log_rest);
 }
 
 // d/dy log F(y) at y = mean_s, F = density of the maximum times the other entries'
@@ -159,11 +160,11 @@ double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_
   const double y = needle[s].mean;
   const auto n = static_cast<double>(distractors);
   // d/dy log(n phi(y) Phi(y)^(n-1)) = -y + (n-1) phi(y)/Phi(y).
-  double slope = -y + (n - 1) * std::exp(log_normal_pdf(y) - log_normal_cdf(y));
+  double slope = -y + (n - 1) * portable::exp(log_normal_pdf(y) - log_normal_cdf(y));
   for (std::size_t t = 0; t < needle.size(); ++t) {
     if (t == s) continue;
     const double z = (y - needle[t].mean) / needle[t].sd;
-    slope += std::exp(log_normal_pdf(z) - log_normal_cdf(z)) / needle[t].sd;
+    slope += portable::exp(log_normal_pdf(z) - log_normal_cdf(z)) / needle[t].sd;
   }
   return slope;
 }

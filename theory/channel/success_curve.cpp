@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "phasesim/core/normal.hpp"
+#include "phasesim/core/portable_math.hpp"
 
 namespace phasesim::channel {
 namespace {
@@ -41,10 +42,10 @@ std::vector<double> tabulate(const PhaseSlots& slots, double beta, std::int64_t 
 double needle_beats_distractors(double mean, double sd, int k, std::int64_t n) {
   if (n <= 0) return 1;
   const auto distractors = static_cast<double>(n);
-  if (sd <= 0) return std::exp(distractors * log_normal_cdf_double(mean));
+  if (sd <= 0) return portable::exp(distractors * log_normal_cdf_double(mean));
   // Phi(x)^n rises from 0 to 1 around x* = its median, over a width of about 1/x* (the
   // scale of the maximum of n normals), i.e. over w / sd in t: pieces break there.
-  const double median = normal_quantile_from_log_cdf(std::log(0.5) / distractors);
+  const double median = normal_quantile_from_log_cdf(portable::log(0.5) / distractors);
   const double width = 1 / std::max(1.0, median) / sd;
   const double center = (median - mean) / sd;
   std::vector<double> points{-kRange, -3, -1.5, 0, 1.5, 3, kRange};
@@ -54,9 +55,9 @@ double needle_beats_distractors(double mean, double sd, int k, std::int64_t n) {
   }
   std::sort(points.begin(), points.end());
   auto integrand = [&](double t) {
-    const double log_best = std::log(static_cast<double>(k)) + log_normal_pdf(t) +
+    const double log_best = portable::log(static_cast<double>(k)) + log_normal_pdf(t) +
                             (k > 1 ? (k - 1) * log_normal_cdf_double(t) : 0.0);
-    return std::exp(log_best + distractors * log_normal_cdf_double(mean + sd * t));
+    return portable::exp(log_best + distractors * log_normal_cdf_double(mean + sd * t));
   };
   double sum = 0;
   for (std::size_t i = 0; i + 1 < points.size(); ++i) {

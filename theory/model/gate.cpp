@@ -10,6 +10,7 @@
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
 
 namespace phasesim {
@@ -146,7 +147,7 @@ Gate gate_from_logits(const std::vector<double>& logits, std::string spec) {
   }
   const double top = *std::max_element(logits.begin(), logits.end());
   std::vector<double> weights;
-  for (double b : logits) weights.push_back(std::exp(b - top));
+  for (double b : logits) weights.push_back(portable::exp(b - top));
   return gate_from_weights(std::move(weights), std::move(spec));
 }
 

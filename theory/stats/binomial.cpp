@@ -6,20 +6,22 @@
 #include <cmath>
 #include <limits>
 
+#include "phasesim/core/portable_math.hpp"
+
 namespace phasesim::stats {
 namespace {
 
-double xlogy(double x, double y) { return x == 0 ? 0.0 : x * std::log(y); }
+double xlogy(double x, double y) { return x == 0 ? 0.0 : x * portable::log(y); }
 
 double sigmoid(double x) {
-  return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x));
+  return x >= 0 ? 1 / (1 + portable::exp(-x)) : portable::exp(x) / (1 + portable::exp(x));
 }
 
-double logit(double p) { return std::log(p) - std::log1p(-p); }
+double logit(double p) { return portable::log(p) - portable::log1p(-p); }
 
 // log(1 + e^x) without overflow.
 double softplus(double x) {
-  return x > 30 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  return x > 30 ? x + portable::log1p(portable::exp(-x)) : portable::log1p(portable::exp(x));
 }
 
 // The p on one side of the maximum where the deviance reaches `cutoff`, solved in log-odds
@@ -48,7 +50,7 @@ double binomial_log_likelihood(std::int64_t successes, std::int64_t trials, doub
   const auto failures = static_cast<double>(trials - successes);
   if ((p <= 0 && y > 0) || (p >= 1 && failures > 0))
     return -std::numeric_limits<double>::infinity();
-  return xlogy(y, p) + (failures == 0 ? 0.0 : failures * std::log1p(-p));
+  return xlogy(y, p) + (failures == 0 ? 0.0 : failures * portable::log1p(-p));
 }
 
 double binomial_max_log_likelihood(std::int64_t successes, std::int64_t trials) {
@@ -64,7 +66,7 @@ double binomial_deviance(std::int64_t successes, std::int64_t trials, double p) 
 Interval likelihood_interval(std::int64_t successes, std::int64_t trials, double cutoff) {
   const auto n = static_cast<double>(trials);
   // With no successes (or no failures) the deviance is -2 n log(1 - p): closed forms.
-  const double edge = -std::expm1(-cutoff / (2 * n));
+  const double edge = -portable::expm1(-cutoff / (2 * n));
   if (successes == 0) return {0.0, edge};
   if (successes == trials) return {1 - edge, 1.0};
   const double center = logit(static_cast<double>(successes) / n);
@@ -76,7 +78,7 @@ HypergeometricSampler::HypergeometricSampler(std::int64_t largest_population) {
   if (largest_population > kTabulated) return;
   log_factorials_.resize(static_cast<std::size_t>(largest_population + 1), 0.0);
   for (std::size_t k = 2; k < log_factorials_.size(); ++k) {
-    log_factorials_[k] = log_factorials_[k - 1] + std::log(static_cast<double>(k));
+    log_factorials_[k] = log_factorials_[k - 1] + portable::log(static_cast<double>(k));
   }
 }
 
@@ -110,8 +112,8 @@ std::int64_t HypergeometricSampler::operator()(std::int64_t population, std::int
   auto log_choose = [&](std::int64_t a, std::int64_t b) {
     return log_factorial(a) - log_factorial(b) - log_factorial(a - b);
   };
-  double p_down = std::exp(log_choose(marked, mode) + log_choose(unmarked, draws - mode) -
-                           log_choose(population, draws));
+  double p_down = portable::exp(log_choose(marked, mode) + log_choose(unmarked, draws - mode) -
+                                log_choose(population, draws));
   double p_up = p_down;
   std::int64_t down = mode;
   std::int64_t up = mode;

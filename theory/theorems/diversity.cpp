@@ -7,6 +7,7 @@
 
 #include "flow.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/gate.hpp"
 
@@ -15,14 +16,14 @@ namespace {
 
 // s = M e^-z / (1 + M e^-z), the weight of the competing answers.
 double competitor_share(double answers, double z) {
-  return 1 / (1 + std::exp(z - std::log(answers)));
+  return 1 / (1 + portable::exp(z - portable::log(answers)));
 }
 
 // log of the Binomial(N, pi) probability of k.
 double log_binomial_pmf(int n, int k, double pi) {
   const double log_choose = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
-  const double log_hit = k > 0 ? k * std::log(pi) : 0.0;
-  const double log_miss = n - k > 0 ? (n - k) * std::log1p(-pi) : 0.0;
+  const double log_hit = k > 0 ? k * portable::log(pi) : 0.0;
+  const double log_miss = n - k > 0 ? (n - k) * portable::log1p(-pi) : 0.0;
   return log_choose + log_hit + log_miss;
 }
 
@@ -36,7 +37,7 @@ double excess_random_loss(const DiversityModel& model, int heads, double mu) {
   double total = 0;
   for (int k = 0; k <= heads; ++k) {
     const double z = a * k / heads;
-    total += std::exp(log_binomial_pmf(heads, k, pi)) * (model.loss.value(z) - l_mu);
+    total += portable::exp(log_binomial_pmf(heads, k, pi)) * (model.loss.value(z) - l_mu);
   }
   return total;
 }
@@ -69,7 +70,7 @@ std::vector<double> initial_head_logits(const TrainingSettings& settings, int he
 
 }  // namespace
 
-double OutputLoss::value(double z) const { return std::log1p(answers * std::exp(-z)); }
+double OutputLoss::value(double z) const { return portable::log1p(answers * portable::exp(-z)); }
 
 double OutputLoss::derivative(double z, int order) const {
   const double s = competitor_share(answers, z);
@@ -125,7 +126,7 @@ std::vector<double> blind_distribution(int stride, int heads) {
 double p_all_covered_inclusion_exclusion(int stride, int heads) {
   double total = 0, choose = 1;
   for (int k = 0; k <= stride; ++k) {
-    total += (k % 2 ? -1 : 1) * choose * std::pow(1 - double(k) / stride, heads);
+    total += (k % 2 ? -1 : 1) * choose * portable::pow(1 - double(k) / stride, heads);
     choose = choose * (stride - k) / (k + 1);
   }
   return total;
@@ -150,7 +151,7 @@ DiversityRow diversity_row(const DiversityModel& model, int heads) {
   row.gap_second_order = row.constant_c / heads + second_order_term(model, heads) / heads / heads;
   row.blind_distribution = blind_distribution(model.stride, heads);
   row.p_all_covered = row.blind_distribution[0];
-  row.expected_blind = model.stride * std::pow(1 - 1.0 / model.stride, heads);
+  row.expected_blind = model.stride * portable::pow(1 - 1.0 / model.stride, heads);
   return row;
 }
 
@@ -172,7 +173,7 @@ double log_log_slope(const std::vector<DiversityRow>& rows) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& row : rows) {
     if (!(row.gap > 0)) continue;
-    const double x = std::log(row.heads), y = std::log(row.gap);
+    const double x = portable::log(row.heads), y = portable::log(row.gap);
     n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
   }
   if (n < 2) return std::nan("");
@@ -311,7 +312,7 @@ TrainingStatistics training_statistics(const Objective& channel, const Diversity
   const double n = runs;
   t.blind_mean = blind_sum / n;
   t.blind_se = n > 1 ? std::sqrt((blind_sq - n * t.blind_mean * t.blind_mean) / (n - 1) / n) : 0.0;
-  t.blind_predicted = S * std::pow(1 - 1.0 / S, settings.heads);
+  t.blind_predicted = S * portable::pow(1 - 1.0 / S, settings.heads);
   t.blind_initial_mean = initial_sum / n;
   t.blind_distribution_predicted = blind_distribution(S, settings.heads);
   t.heads_total = settings.heads * runs;

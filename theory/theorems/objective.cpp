@@ -5,6 +5,7 @@
 
 #include "phasesim/channel/channel.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/gate.hpp"
 
 namespace phasesim::theorems {
@@ -148,7 +149,7 @@ GateSummary summarize_gate(std::span<const double> weights) {
   for (std::size_t s = 0; s < weights.size(); ++s) {
     const double g = weights[s];
     if (g > summary.max_weight) summary.max_weight = g, summary.argmax = static_cast<int>(s);
-    if (g > 0) summary.entropy -= g * std::log(g);
+    if (g > 0) summary.entropy -= g * portable::log(g);
     if (g > kEffectiveWeight) ++summary.k_effective;
   }
   return summary;
@@ -156,7 +157,8 @@ GateSummary summarize_gate(std::span<const double> weights) {
 
 std::vector<double> initial_logits(const std::string& spec, int window) {
   std::vector<double> logits;
-  for (double w : parse_gate(spec, window).weights) logits.push_back(std::log(std::max(w, 1e-300)));
+  for (double w : parse_gate(spec, window).weights)
+    logits.push_back(portable::log(std::max(w, 1e-300)));
   return logits;
 }
 

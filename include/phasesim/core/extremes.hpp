@@ -8,13 +8,14 @@
 #include <limits>
 
 #include "phasesim/core/normal.hpp"
+#include "phasesim/core/portable_math.hpp"
 
 namespace phasesim {
 
 /// Maximum of n iid N(0, 1): Phi^-1(U^(1/n)); -infinity for n = 0.
 inline double max_of_normals(std::int64_t n, double u) {
   if (n <= 0) return -std::numeric_limits<double>::infinity();
-  return normal_quantile_from_log_cdf(std::log(u) / static_cast<double>(n));
+  return normal_quantile_from_log_cdf(portable::log(u) / static_cast<double>(n));
 }
 
 /// Maximum of n iid cosines between a uniform random direction in R^d (d >= 2) and a fixed
@@ -22,7 +23,7 @@ inline double max_of_normals(std::int64_t n, double u) {
 /// 2x - 1 with x at upper tail 1 - U^(1/n); -infinity for n = 0.
 inline double max_of_cosines(std::int64_t n, double u, int dim) {
   if (n <= 0) return -std::numeric_limits<double>::infinity();
-  const double tail = -std::expm1(std::log(u) / static_cast<double>(n));
+  const double tail = -portable::expm1(portable::log(u) / static_cast<double>(n));
   if (tail <= 0) return 1;
   const double a = (dim - 1) / 2.0;
   return 2 * boost::math::ibetac_inv(a, a, tail) - 1;

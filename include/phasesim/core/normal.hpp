@@ -1,31 +1,36 @@
 #pragma once
-// The standard normal distribution in log space, accurate far into both tails.
+// The standard normal distribution in log space, accurate far into both tails. Double
+// arithmetic goes through portable_math.hpp and Boost's long double (x87) functions, neither
+// of which depends on the CPU (docs/REPRODUCIBILITY.md).
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
+#include "phasesim/core/portable_math.hpp"
+
 namespace phasesim {
 
 /// log phi(x), the log density of N(0, 1).
 inline double log_normal_pdf(double x) {
-  return -0.5 * x * x - 0.5 * std::log(2 * std::numbers::pi);
+  constexpr double kHalfLog2Pi = 0.91893853320467274178;  // log(2 pi) / 2
+  return -0.5 * x * x - kHalfLog2Pi;
 }
 
 /// log Phi(x) without cancellation: log1p of the upper tail when x > 0.
 inline double log_normal_cdf(double x) {
   using std::numbers::sqrt2;
-  if (x > 0) return std::log1p(-0.5 * boost::math::erfc(x / sqrt2));
-  return std::log(0.5 * boost::math::erfc(-x / sqrt2));
+  if (x > 0) return portable::log1p(-0.5 * boost::math::erfc(x / sqrt2));
+  return portable::log(0.5 * boost::math::erfc(-x / sqrt2));
 }
 
-/// log_normal_cdf in double precision (std::erfc, where Boost's erfc computes in long
+/// log_normal_cdf in double precision (portable::erfc, where Boost's erfc computes in long
 /// double): for hot loops that need 1e-15 relative, not the last bit. -infinity below
 /// x = -38, where Phi underflows.
 inline double log_normal_cdf_double(double x) {
   constexpr double kSqrtHalf = 0.70710678118654752;
-  if (x > 0) return std::log1p(-0.5 * std::erfc(x * kSqrtHalf));
-  return std::log(0.5 * std::erfc(-x * kSqrtHalf));
+  if (x > 0) return portable::log1p(-0.5 * portable::erfc(x * kSqrtHalf));
+  return portable::log(0.5 * portable::erfc(-x * kSqrtHalf));
 }
 
 /// The x with Q(x) = P(N(0,1) > x) = q, for q in (0, 1), accurate for tiny q.
@@ -39,9 +44,9 @@ inline double normal_upper_quantile(double q) {
 inline double normal_quantile_from_log_cdf(double log_p) {
   constexpr double infinity = std::numeric_limits<double>::infinity();
   if (log_p >= 0) return infinity;
-  if (std::exp(log_p) == 0) return -infinity;
-  if (log_p < -std::numbers::ln2) return -normal_upper_quantile(std::exp(log_p));
-  return normal_upper_quantile(-std::expm1(log_p));
+  if (portable::exp(log_p) == 0) return -infinity;
+  if (log_p < -std::numbers::ln2) return -normal_upper_quantile(portable::exp(log_p));
+  return normal_upper_quantile(-portable::expm1(log_p));
 }
 
 }  // namespace phasesim

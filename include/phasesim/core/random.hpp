@@ -16,6 +16,7 @@
 
 #include "phasesim/core/float_normal.hpp"
 #include "phasesim/core/host_device.hpp"
+#include "phasesim/core/portable_math.hpp"
 
 namespace phasesim {
 
@@ -66,18 +67,14 @@ class RandomStream {
   PHASESIM_HD Philox::key_type key() const { return key_; }
 
   /// Two independent N(0, 1) numbers for (index, block), by Box-Muller: sin and cos of
-  /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u). This is r123::boxmuller as the CPU
-  /// compiles it, written out because under nvcc Random123 calls CUDA's sincospi(a) instead
-  /// of sincos(pi * a), which differ in the last bits of nearly every draw; the GPU engine
-  /// must draw the CPU engine's numbers.
+  /// pi * a, a uniform in (-1, 1), times sqrt(-2 log u), with Random123's uniforms. The log
+  /// and sin/cos are portable_math.hpp's, not the math library's: glibc's differ between
+  /// CPUs and CUDA's from both, and every engine must draw the same numbers everywhere.
   PHASESIM_HD r123::double2 normal_pair(std::uint32_t index, std::uint32_t block) const {
-    constexpr double kPi = 3.1415926535897932;  // Random123's constant
     const auto w = bits(index, block);
-    const double radius = std::sqrt(-2.0 * std::log(r123::u01<double>(join(w[2], w[3]))));
-    double sine = 0;
-    double cosine = 0;
-    sincos(kPi * r123::uneg11<double>(join(w[0], w[1])), &sine, &cosine);
-    return {sine * radius, cosine * radius};
+    const double radius = std::sqrt(-2.0 * portable::log(r123::u01<double>(join(w[2], w[3]))));
+    const auto angle = portable::sincospi(r123::uneg11<double>(join(w[0], w[1])));
+    return {angle.sin * radius, angle.cos * radius};
   }
 
   /// normal_pair(index, block) * scale in float, to float rounding (float_normal.hpp): the

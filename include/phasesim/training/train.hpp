@@ -36,7 +36,9 @@ class Adam {
  private:
   AdamSettings settings_;
   Eigen::VectorXd first_, second_;
-  int steps_ = 0;
+  /// beta1^t and beta2^t after t steps, kept as running products: std::pow is one of the
+  /// functions glibc picks per CPU, and its last bit would move every later step.
+  double beta1_power_ = 1, beta2_power_ = 1;
 };
 
 /// Everything `phasesim train` takes, under its option names.
