@@ -37,8 +37,11 @@ if ((tests)); then
     clang libclang-rt-14-dev libomp-14-dev valgrind
     python3-pytest                          # the Python module's tests
     jupyter-nbconvert python3-ipykernel     # the notebooks, executed headless
-    emscripten nodejs npm chromium chromium-driver  # the browser build and its tests
+    emscripten nodejs chromium chromium-driver  # the browser build and its tests
   )
+  # npm too, unless the machine has the command: NodeSource's nodejs bundles it and conflicts
+  # with Debian's npm package.
+  command -v npm >/dev/null || packages+=(npm)
 fi
 
 # One dpkg-query for all of them: a package it does not print as installed is missing.
