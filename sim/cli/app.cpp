@@ -12,6 +12,7 @@
 #include "cli/output.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
+#include "phasesim/core/simd_target.hpp"
 #include "phasesim/engines/engine.hpp"
 #include "phasesim/version.hpp"
 
@@ -133,6 +134,10 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
       "phasesim");
   app->set_version_flag("--version", std::string("phasesim ") + kVersion);
   app->require_subcommand(1);
+  app->footer(std::string("Environment: ") + kSimdTargetVariable +
+              "=NAME limits the SIMD code to NAME and the targets below it, to run an older "
+              "CPU's code paths (allowed in this build: " +
+              simd_target_names() + ").");
   add_coverage_command(*app, action);
   add_channel_command(*app, action);
   // Shared with the actions, which outlive the parser when a sweep or the demo runs them.
@@ -243,6 +248,7 @@ constexpr int kGo = -1;  // a rank's parse status when its command may run
 int run(int argc, char** argv) {
   std::unique_ptr<JobSession> session;
   try {
+    limit_simd_target_from_environment();  // before any work picks a SIMD target
     session = std::make_unique<JobSession>(argc, argv);
   } catch (const InputError& e) {
     std::cerr << "phasesim: " << e.what() << '\n';

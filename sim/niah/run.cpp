@@ -80,10 +80,12 @@ std::vector<Gate> head_gates(const NiahSpec& spec) {
   auto gates =
       spec.gate_values.empty() ? parse_gates(spec.gates, spec.geometry.window) : spec.gate_values;
   if (gates.size() > 1 || !spec.gate_values.empty()) {
-    require(!spec.heads || *spec.heads == static_cast<int>(gates.size()),
-            "invalid --heads " + std::to_string(*spec.heads) + " (--gates gives " +
-                std::to_string(gates.size()) +
-                " gates: give one gate to replicate over the heads, or one gate per head)");
+    // The message is built only when it is thrown: without --heads it has no value to print.
+    if (spec.heads && *spec.heads != static_cast<int>(gates.size())) {
+      throw InputError("invalid --heads " + std::to_string(*spec.heads) + " (--gates gives " +
+                       std::to_string(gates.size()) +
+                       " gates: give one gate to replicate over the heads, or one gate per head)");
+    }
     return gates;
   }
   const int heads = spec.heads.value_or(1);

@@ -83,7 +83,7 @@ TEST_CASE("diagnose text: the verdict, the phases, each fit and the assumptions 
   CHECK(result.out.find("stride taken as the detected period 4") != std::string::npos);
 }
 
-TEST_CASE("diagnose: any --threads writes the same JSON") {
+TEST_CASE("diagnose: any --threads writes the same JSON" * doctest::test_suite("bitexact")) {
   const TempDir dir("diagnose-threads");
   const auto table = v4_csv(dir);
   phasesim::test::check_thread_invariance([&](const phasesim::Parallel& p) {

@@ -69,7 +69,7 @@ TEST_CASE("niah table: one row per group with a bar, and the summary says how ma
   CHECK(result.out.find("knockout of head 0") != std::string::npos);
 }
 
-TEST_CASE("niah: any --threads writes the same JSON") {
+TEST_CASE("niah: any --threads writes the same JSON" * doctest::test_suite("bitexact")) {
   for (const auto* run :
        {"niah --gates 'random:3;uniform' --content-noise 0.5 --context 4096 --prompts 64 "
         "--knockout 1",

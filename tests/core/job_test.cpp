@@ -109,7 +109,8 @@ TEST_CASE("outside an MPI job the process is rank 0 of 1 and on_root runs here")
   CHECK(gather_status(3) == std::vector<int>{3});
 }
 
-TEST_CASE("parallel_map and parallel_rows give every item's result, with any thread count") {
+TEST_CASE("parallel_map and parallel_rows give every item's result, with any thread count" *
+          doctest::test_suite("bitexact")) {
   for (int threads : {1, 2, 3}) {
     const auto squares =
         parallel_map(Parallel{threads}, 1000, [](std::int64_t i) { return i * i; });

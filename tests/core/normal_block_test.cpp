@@ -13,6 +13,9 @@
 #include <cstring>
 #include <vector>
 
+#include "phasesim/core/error.hpp"
+#include "phasesim/core/simd_target.hpp"
+
 using namespace phasesim;
 
 namespace {
@@ -43,7 +46,8 @@ double pair_tolerance(double radius) {
 
 }  // namespace
 
-TEST_CASE("the block generator draws RandomStream's Philox words, bit for bit") {
+TEST_CASE("the block generator draws RandomStream's Philox words, bit for bit" *
+          doctest::test_suite("bitexact")) {
   const RandomStream stream(0x123456789abcdefULL, 41, 3, Stream::key);
   for_each_target([&] {
     for (const std::uint32_t first : {0u, 7u, 4294967290u}) {  // the last wraps the block
@@ -57,7 +61,8 @@ TEST_CASE("the block generator draws RandomStream's Philox words, bit for bit") 
   });
 }
 
-TEST_CASE("normal_rows and normal_sequence write normal_pair_float, bit for bit") {
+TEST_CASE("normal_rows and normal_sequence write normal_pair_float, bit for bit" *
+          doctest::test_suite("bitexact")) {
   const RandomStream stream(77, 5, 1, Stream::key);
   for_each_target([&] {
     for (const int cols : {1, 2, 3, 16, 31, 64, 100}) {
@@ -133,4 +138,13 @@ TEST_CASE("the float formula's pieces: log, sin and cos of pi a, uniforms") {
 TEST_CASE("the dispatch picks a SIMD target") {
   CHECK_FALSE(simd_target().empty());
   MESSAGE("block generator target: " << simd_target());
+}
+
+TEST_CASE("limit_simd_target refuses a name this build has no target for, naming those it has") {
+  const auto names = simd_target_names();
+  CHECK(names.find("avx2") != std::string::npos);  // Highway compiles AVX2 on every x86-64
+  CHECK_THROWS_WITH_AS(
+      limit_simd_target("avx9"),
+      ("invalid SIMD target 'avx9' (allowed in this build: " + names + ")").c_str(), InputError);
+  CHECK_THROWS_AS(limit_simd_target(""), InputError);
 }

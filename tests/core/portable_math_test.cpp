@@ -100,7 +100,8 @@ TEST_CASE("portable math at its special values") {
   CHECK(std::isnan(portable::erfc(nan)));
 }
 
-TEST_CASE("portable math gives the bits it gave when written, whatever the CPU") {
+TEST_CASE("portable math gives the bits it gave when written, whatever the CPU" *
+          doctest::test_suite("bitexact")) {
   // A checksum of the bit patterns over 8,000 arguments per function; the value was printed
   // by this test when the functions were written (x86-64, g++ 12, -ffp-contract=off) and is
   // the same under GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA, unlike glibc's own.

@@ -316,7 +316,8 @@ TEST_CASE("every engine says how it computes each head and whether it approximat
   CHECK(engines.find("fast").approximation(model).empty());
 }
 
-TEST_CASE("Monte Carlo output does not depend on the thread count") {
+TEST_CASE("Monte Carlo output does not depend on the thread count" *
+          doctest::test_suite("bitexact")) {
   auto s = full_vector(base(), 16, 1.0);
   s.gates = "uniform;random:3";
   s.context = 1024;

@@ -244,7 +244,8 @@ TEST_CASE("the float scan is the naive double reference to float rounding") {
   }
 }
 
-TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scratch too") {
+TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scratch too" *
+          doctest::test_suite("bitexact")) {
   for (const auto& c : kCases) {
     CAPTURE(c.gate);
     CAPTURE(c.dim);
@@ -322,7 +323,8 @@ TEST_CASE("Argmax::merge in any order gives the sequential scan's answer, ties i
   CHECK(one.entry == 4);
 }
 
-TEST_CASE("a scan split into ranges and merged equals the full scan bit for bit") {
+TEST_CASE("a scan split into ranges and merged equals the full scan bit for bit" *
+          doctest::test_suite("bitexact")) {
   // What the GPU kernel does: each thread scans a range (FloatOps), the block merges.
   for (const auto& c : kCases) {
     CAPTURE(c.gate);

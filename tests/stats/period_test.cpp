@@ -69,7 +69,7 @@ TEST_CASE("the statistics against closed forms") {
   CHECK(c.lack_of_fit == 0);  // P = G explains the table
 }
 
-TEST_CASE("the period test does not depend on the thread count") {
+TEST_CASE("the period test does not depend on the thread count" * doctest::test_suite("bitexact")) {
   const auto v4 = table(8, 256, [](int r) { return r % 4 == 3 ? 180 : 70 + r; });
   test::check_thread_invariance(
       [&](const Parallel& p) { return period_json(test_periods(v4, kOptions, p)).dump(); });

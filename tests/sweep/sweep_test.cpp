@@ -265,7 +265,8 @@ std::size_t run_square_sweep(const fs::path& file, const fs::path& dir, Square& 
 
 }  // namespace
 
-TEST_CASE("a sweep writes the same files, byte for byte, on any number of threads") {
+TEST_CASE("a sweep writes the same files, byte for byte, on any number of threads" *
+          doctest::test_suite("bitexact")) {
   const test::TempDir dir("threads");
   const auto file = write_file(dir / "s.toml", kSquareSweep);
   Square square;

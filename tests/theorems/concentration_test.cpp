@@ -143,7 +143,8 @@ TEST_CASE("the optimizer reaches the best known gate from random starts") {
   CHECK(optimize_gate(o, OptimizeSettings{}).objective == doctest::Approx(known).epsilon(1e-12));
 }
 
-TEST_CASE("the optimizer's result does not depend on the thread count") {
+TEST_CASE("the optimizer's result does not depend on the thread count" *
+          doctest::test_suite("bitexact")) {
   const auto o = v4_objective(6.0);
   OptimizeSettings settings;
   settings.restarts = 3;

@@ -65,7 +65,8 @@ TEST_CASE("training statistics: blind counts follow from every run's coverage") 
   CHECK(t.blind_distribution_predicted == blind_distribution(4, 3));
 }
 
-TEST_CASE("training statistics: the same on any number of threads, and the JSON keys") {
+TEST_CASE("training statistics: the same on any number of threads, and the JSON keys" *
+          doctest::test_suite("bitexact")) {
   // The JSON holds every run's final loss and coverage.
   const auto one = test::check_thread_invariance(
       [](const Parallel& p) {
@@ -91,7 +92,8 @@ TEST_CASE("one training run has no standard error, and none is refused") {
       "invalid --train-runs 0 (must be at least 1)", InputError);
 }
 
-TEST_CASE("sampled assignments: the same on any number of threads") {
+TEST_CASE("sampled assignments: the same on any number of threads" *
+          doctest::test_suite("bitexact")) {
   const DiversityModel m;
   test::check_thread_invariance(
       [&](const Parallel& p) { return sample_diversity(m, 12, 500, 3, p); },

@@ -35,7 +35,8 @@ TEST_CASE("run_specs validation messages") {
   CHECK_THROWS_AS(run_specs("spiky", 1, {1}, 8), InputError);
 }
 
-TEST_CASE("dynamics batch: the same runs on any number of threads") {
+TEST_CASE("dynamics batch: the same runs on any number of threads" *
+          doctest::test_suite("bitexact")) {
   // Content noise makes every run depend on its seed; re-weighting mid-run as `dynamics
   // --reweight-at` does.
   DynamicsSettings settings;

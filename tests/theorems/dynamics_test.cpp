@@ -98,7 +98,8 @@ TEST_CASE("replicator and gradient updates share the vertices as fixed points") 
   }
 }
 
-TEST_CASE("content noise: reproducible per seed, independent of the thread count") {
+TEST_CASE("content noise: reproducible per seed, independent of the thread count" *
+          doctest::test_suite("bitexact")) {
   DynamicsSettings settings;
   settings.steps = 40;
   settings.content = {0.25, 7, 4};

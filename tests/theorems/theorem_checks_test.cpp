@@ -91,7 +91,8 @@ TEST_CASE("concentration, linear model: one-hot below beta*, not above, no first
   CHECK_FALSE(above.verdict.agree);
 }
 
-TEST_CASE("concentration: the same optimum on any number of threads") {
+TEST_CASE("concentration: the same optimum on any number of threads" *
+          doctest::test_suite("bitexact")) {
   test::check_thread_invariance(
       [](const Parallel& p) { return check_concentration(v4_objective(6), two_restarts(), p); },
       [](const ConcentrationCheck& c) {
@@ -158,7 +159,8 @@ TEST_CASE("lock-in without re-weighting steps: no phase gets the weight") {
   CHECK(run.result.trajectory.back().step == 300);
 }
 
-TEST_CASE("lock-in batch: the same runs on any number of threads, content noise included") {
+TEST_CASE("lock-in batch: the same runs on any number of threads, content noise included" *
+          doctest::test_suite("bitexact")) {
   auto settings = fast_lockin();
   settings.dynamics.steps = 40;
   settings.reweight_steps = 20;

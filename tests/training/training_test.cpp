@@ -227,7 +227,8 @@ TEST_CASE("Adam's first step moves every parameter by lr against its gradient's 
   CHECK(theta[2] == 0.0);
 }
 
-TEST_CASE("a short training run concentrates the gates, the same on any number of threads") {
+TEST_CASE("a short training run concentrates the gates, the same on any number of threads" *
+          doctest::test_suite("bitexact")) {
   LabSpec spec;
   spec.model.geometry = {8, 4};
   spec.model.heads = 2;
