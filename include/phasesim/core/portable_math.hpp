@@ -65,6 +65,25 @@ inline constexpr double kLog1 = 6.666666666666735130e-01, kLog2 = 3.999999999940
                         kLog5 = 1.818357216161805012e-01, kLog6 = 1.531383769920937332e-01,
                         kLog7 = 1.479819860511658591e-01;
 
+/// x = k ln2 + (hi - lo) for |x| > ln2 / 2 (`high` = the high word of |x|), with
+/// |hi - lo| <= ln2 / 2 and k ln2 split so that k * kLn2High is exact: the argument
+/// reduction exp and expm1 share.
+struct Ln2Reduction {
+  std::int32_t k;
+  double hi;
+  double lo;
+};
+PHASESIM_HD inline Ln2Reduction reduce_by_ln2(double x, std::uint32_t high) {
+  const bool negative = x < 0;
+  if (high < 0x3FF0A2B2) {  // |x| < 1.5 ln2: k = +-1
+    return {negative ? -1 : 1, negative ? x + kLn2High : x - kLn2High,
+            negative ? -kLn2Low : kLn2Low};
+  }
+  const auto k = static_cast<std::int32_t>(kInvLn2 * x + (negative ? -0.5 : 0.5));
+  const double t = k;
+  return {k, x - t * kLn2High, t * kLn2Low};
+}
+
 }  // namespace detail
 
 /// e^x (fdlibm e_exp.c), error below 1 ulp.
@@ -76,7 +95,6 @@ PHASESIM_HD inline double exp(double x) {
   constexpr double kOverflow = 7.09782712893383973096e+02;
   constexpr double kUnderflow = -7.45133219101941108420e+02;
   const std::uint32_t hx = static_cast<std::uint32_t>(high_word(x)) & 0x7fffffff;
-  const bool negative = x < 0;
   if (hx >= 0x40862E42) {  // |x| >= 709.78, or not finite
     if (x != x) return x;
     if (x > kOverflow) return kInfinity;
@@ -85,17 +103,11 @@ PHASESIM_HD inline double exp(double x) {
   if (x == 1.0) return 2.718281828459045235360;  // openlibm: the nearest double, not 1 ulp off
   std::int32_t k = 0;
   double hi = 0, lo = 0;
-  if (hx > 0x3fd62e42) {    // |x| > ln2 / 2: x = k ln2 + r, r = hi - lo
-    if (hx < 0x3FF0A2B2) {  // and |x| < 1.5 ln2
-      hi = negative ? x + kLn2High : x - kLn2High;
-      lo = negative ? -kLn2Low : kLn2Low;
-      k = negative ? -1 : 1;
-    } else {
-      k = static_cast<std::int32_t>(kInvLn2 * x + (negative ? -0.5 : 0.5));
-      const double t = k;
-      hi = x - t * kLn2High;  // exact
-      lo = t * kLn2Low;
-    }
+  if (hx > 0x3fd62e42) {  // |x| > ln2 / 2: x = k ln2 + r, r = hi - lo
+    const auto reduced = reduce_by_ln2(x, hx);
+    k = reduced.k;
+    hi = reduced.hi;
+    lo = reduced.lo;
     x = hi - lo;
   } else if (hx < 0x3e300000) {  // |x| < 2^-28
     return 1 + x;
@@ -224,17 +236,8 @@ PHASESIM_HD inline double expm1(double x) {
   std::int32_t k = 0;
   double c = 0;
   if (hx > 0x3fd62e42) {  // |x| > ln2 / 2
-    double hi = 0, lo = 0;
-    if (hx < 0x3FF0A2B2) {  // and |x| < 1.5 ln2
-      hi = negative ? x + kLn2High : x - kLn2High;
-      lo = negative ? -kLn2Low : kLn2Low;
-      k = negative ? -1 : 1;
-    } else {
-      k = static_cast<std::int32_t>(kInvLn2 * x + (negative ? -0.5 : 0.5));
-      const double t = k;
-      hi = x - t * kLn2High;
-      lo = t * kLn2Low;
-    }
+    const auto [reduced_k, hi, lo] = reduce_by_ln2(x, hx);
+    k = reduced_k;
     x = hi - lo;
     c = (hi - x) - lo;
   } else if (hx < 0x3c900000) {  // |x| < 2^-54
