@@ -82,6 +82,25 @@ void render_figures(const fs::path& dir, std::ostream& out) {
       << list;
 }
 
+// The teaching page (web/), when scripts/build-web.sh has built it: its files into DIR/web/.
+void copy_web_page(const fs::path& dir, std::ostream& out) {
+  const fs::path built = PHASESIM_WEB_BUILD_DIR;
+  if (!fs::is_regular_file(built / "phasesim-wasm.js")) {
+    out << "\nthe model live in a browser: run scripts/build-web.sh (it needs emscripten), then "
+           "phasesim demo again\n";
+    return;
+  }
+  fs::create_directories(dir / "web");
+  for (const auto& file : fs::directory_iterator(built)) {
+    const auto type = file.path().extension();
+    if (file.is_regular_file() && (type == ".html" || type == ".css" || type == ".js"))
+      fs::copy_file(file, dir / "web" / file.path().filename(),
+                    fs::copy_options::overwrite_existing);
+  }
+  out << "\nthe model live in a browser, offline: open " << (dir / "web" / "index.html").string()
+      << "\n";
+}
+
 int run_demo(const DemoOptions& options, std::ostream& out) {
   const fs::path dir = options.out;
   std::error_code error;
@@ -92,6 +111,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
          "position, in four steps: the geometry, one model, the three theorems, many heads.\n";
   for (const auto& step : demo_steps()) run_step(step, dir, out);
   if (options.figures) on_root([&] { render_figures(dir, out); });  // in a job, once
+  on_root([&] { copy_web_page(dir, out); });
   out << "\nEverything above is also data: the JSON of every step is in " << dir.string()
       << "/.\nNext: README.md (the tour and the commands), experiments/ (one folder per "
          "claim),\ntheory/THEORY.md (the statements and proofs).\n";

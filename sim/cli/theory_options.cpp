@@ -1,6 +1,5 @@
 #include "cli/theory_options.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <ostream>
 
@@ -12,9 +11,7 @@ namespace {
 
 double parse_double(const std::string& text, const std::string& option, const std::string& whole) {
   double value = 0;
-  const auto* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, value);
-  require(result.ec == std::errc() && result.ptr == end && std::isfinite(value),
+  require(read_number(text, value) && std::isfinite(value),
           "invalid " + option + " " + whole + " (use a:b:step or a comma list of numbers)");
   return value;
 }

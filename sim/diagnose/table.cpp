@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -46,9 +45,7 @@ struct Cell {
 
   double number() const {
     double value = 0;
-    const auto* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
+    if (!read_number(text, value) || !std::isfinite(value)) {
       throw InputError(where + ": non-numeric " + column + " '" + text + "'");
     }
     return value;

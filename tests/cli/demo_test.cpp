@@ -46,6 +46,15 @@ TEST_CASE("demo prints every step with what to look at and writes the JSON and f
       CHECK_MESSAGE(fs::exists(file), file.string());
     }
   }
+  // The page in the browser: copied with its WASM where scripts/build-web.sh built it,
+  // otherwise one line saying how to build it.
+  const auto page = out / "web" / "index.html";
+  if (fs::exists(page)) {
+    CHECK(fs::exists(out / "web" / "phasesim-wasm.js"));
+    CHECK(result.out.find("offline: open " + page.string()) != std::string::npos);
+  } else {
+    CHECK(result.out.find("run scripts/build-web.sh (it needs emscripten)") != std::string::npos);
+  }
   // The V4-like step reproduces the published shape: best near 0.70, worst near 0.30.
   const auto v4 = nlohmann::json::parse(phasesim::test::read_text(out / "niah_v4.json"));
   CHECK(v4["summary"]["best"].get<double>() > 0.6);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/error.hpp"
@@ -39,9 +40,13 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 template <typename Number>
 bool parse_number(std::string_view text, Number& value) {
-  const auto* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, value);
-  return result.ec == std::errc() && result.ptr == end;
+  if constexpr (std::is_floating_point_v<Number>) {
+    return read_number(text, value);
+  } else {
+    const auto* end = text.data() + text.size();
+    const auto result = std::from_chars(text.data(), end, value);
+    return result.ec == std::errc() && result.ptr == end;
+  }
 }
 
 std::vector<double> parse_numbers(std::string_view spec, std::string_view list, int window) {

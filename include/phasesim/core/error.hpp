@@ -1,7 +1,12 @@
 #pragma once
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -23,12 +28,60 @@ inline void require(bool condition, const std::string& message) {
   if (!condition) throw InputError(message);
 }
 
+// libc++ before 17 (emscripten's, for the browser build) has std::to_chars and
+// std::from_chars for integers only; there the two functions below fall back on printf and
+// strtod in the same grammar.
+#if defined(__cpp_lib_to_chars)
+
 /// The shortest text that reads back as `value` ("1.5", not "1.500000"), for messages.
 inline std::string format_number(double value) {
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, result.ptr);
 }
+
+/// Whether the whole of `text` reads as a number (std::from_chars' grammar: no '+', no
+/// spaces, no hexadecimal), which it then stores in `value`.
+inline bool read_number(std::string_view text, double& value) {
+  const auto* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+#else
+
+inline std::string format_number(double value) {
+  const auto print = [](const char* format, int digits, double v) {
+    char buffer[400];  // %f of the largest double has 309 digits
+    std::snprintf(buffer, sizeof buffer, format, digits, v);
+    return std::string(buffer);
+  };
+  // The fewest significant digits that read back, then to_chars' choice: %f unless %e is
+  // shorter.
+  int digits = 0;
+  while (digits < 17 && std::strtod(print("%.*e", digits, value).c_str(), nullptr) != value) {
+    ++digits;
+  }
+  const auto scientific = print("%.*e", digits, value);
+  if (!std::isfinite(value)) return scientific;
+  const int exponent = std::atoi(scientific.c_str() + scientific.find('e') + 1);
+  const auto plain = print("%.*f", std::max(0, digits - exponent), value);
+  return plain.size() <= scientific.size() ? plain : scientific;
+}
+
+inline bool read_number(std::string_view text, double& value) {
+  if (text.empty() || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])) ||
+      text.find_first_of("xX") != std::string_view::npos) {
+    return false;
+  }
+  const std::string copy(text);
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(copy.c_str(), &end);
+  return errno != ERANGE && end == copy.c_str() + copy.size();
+}
+
+#endif
 
 /// `value` with `digits` decimals ("0.990000"), for reports and tables.
 inline std::string format_fixed(double value, int digits) {
