@@ -8,6 +8,9 @@ packages=(
   libbenchmark-dev librandom123-dev nlohmann-json3-dev libtomlplusplus-dev
   libhwy-dev
   python3 python3-matplotlib python3-numpy
+  # the Python module (issue 21): pybind11 to build it, pandas for to_frame (demo-time);
+  # pytest and Jupyter only for its tests and notebooks (test-only)
+  pybind11-dev python3-pandas python3-pytest jupyter-nbconvert python3-ipykernel
   libopenmpi-dev openmpi-bin  # optional (PHASESIM_MPI): runs over the ranks of an MPI job
   # the sanitizer build and the fuzzers (scripts/run-sanitizers.sh): clang, its runtimes, its OpenMP
   clang libclang-rt-14-dev libomp-14-dev
