@@ -15,36 +15,33 @@
 namespace phasesim::python {
 namespace {
 
-// The options niah and compare share (the CLI's RunOptions): beta and dim only when given.
+// The options niah and compare share (the CLI's RunOptions): the spec's parameterization
+// (beta and dim only when given), context, groups, prompts, combine and seed; the engine and
+// the threads.
 struct RunArguments {
-  std::optional<double> beta;
-  std::optional<int> dim;
-  double query_noise = 0;
-  double content_noise = 0;
-  bool rms_norm = false;
-  std::int64_t context = 131072;
-  int groups = 8;
-  int prompts = 256;
-  std::string combine = "any";
+  niah::NiahSpec spec;
   std::string engine = "fast";
-  std::uint64_t seed = 1;
   int threads = 0;
-
-  niah::NiahSpec spec() const {
-    niah::NiahSpec s;
-    s.beta = beta;
-    s.dim = dim;
-    s.query_noise = query_noise;
-    s.content_noise = content_noise;
-    s.rms_norm = rms_norm;
-    s.context = context;
-    s.groups = groups;
-    s.prompts = prompts;
-    s.combine = combine;
-    s.seed = seed;
-    return s;
-  }
 };
+
+RunArguments run_arguments(std::optional<double> beta, std::optional<int> dim, double query_noise,
+                           double content_noise, bool rms_norm, std::int64_t context, int groups,
+                           int prompts, std::string combine, std::string engine, std::uint64_t seed,
+                           int threads) {
+  RunArguments a{{}, std::move(engine), threads};
+  auto& s = a.spec;
+  s.beta = beta;
+  s.dim = dim;
+  s.query_noise = query_noise;
+  s.content_noise = content_noise;
+  s.rms_norm = rms_norm;
+  s.context = context;
+  s.groups = groups;
+  s.prompts = prompts;
+  s.combine = std::move(combine);
+  s.seed = seed;
+  return a;
+}
 
 struct NiahArguments {
   std::optional<int> window, stride, heads;
@@ -55,7 +52,7 @@ struct NiahArguments {
 
   // As the CLI's callback: the engine, --threads, then the spec (loading --arch).
   niah::NiahSpec spec() const {
-    auto s = run.spec();
+    auto s = run.spec;
     check_excludes(arch.has_value(), window.has_value(), "--window");
     check_excludes(arch.has_value(), stride.has_value(), "--stride");
     check_excludes(arch.has_value(), heads.has_value(), "--heads");
@@ -84,7 +81,7 @@ py::object niah(const NiahArguments& a) {
 
 py::object compare(const std::vector<std::string>& architectures, const RunArguments& a) {
   return run_command("compare", false, [&](Watch& watch) {
-    compare::CompareSpec spec{{}, a.spec()};
+    compare::CompareSpec spec{{}, a.spec};
     for (const auto& file : architectures)
       spec.architectures.push_back(niah::load_architecture(file));
     const auto registry = engines::builtin_engines();
@@ -111,16 +108,17 @@ void add_niah_commands(py::module_& m) {
          std::string combine, std::string engine, const py::int_& seed, int threads,
          std::optional<int> knockout, bool progress) {
         return niah({window, stride, heads, gates, arch, knockout,
-                     RunArguments{beta, dim, query_noise, content_noise, rms_norm, context, groups,
-                                  prompts, combine, engine, seed_value(seed, "niah"), threads},
+                     run_arguments(beta, dim, query_noise, content_noise, rms_norm, context, groups,
+                                   prompts, combine, engine, seed_value(seed, "niah"), threads),
                      progress});
       },
       py::kw_only(), "window"_a = py::none(), "stride"_a = py::none(), "heads"_a = py::none(),
       "gates"_a = py::none(), "arch"_a = py::none(), "beta"_a = py::none(), "dim"_a = py::none(),
-      "query_noise"_a = d.query_noise, "content_noise"_a = d.content_noise,
-      "rms_norm"_a = d.rms_norm, "context"_a = d.context, "groups"_a = d.groups,
-      "prompts"_a = d.prompts, "combine"_a = d.combine, "engine"_a = d.engine, "seed"_a = d.seed,
-      "threads"_a = d.threads, "knockout"_a = py::none(), "progress"_a = false,
+      "query_noise"_a = d.spec.query_noise, "content_noise"_a = d.spec.content_noise,
+      "rms_norm"_a = d.spec.rms_norm, "context"_a = d.spec.context, "groups"_a = d.spec.groups,
+      "prompts"_a = d.spec.prompts, "combine"_a = d.spec.combine, "engine"_a = d.engine,
+      "seed"_a = d.spec.seed, "threads"_a = d.threads, "knockout"_a = py::none(),
+      "progress"_a = false,
       R"(Per-phase needle-in-a-haystack accuracy of a compressed cache (`phasesim niah`).
 
 Geometry: window W (default 8) and stride S (default 4), gates (';'-separated gate per head,
@@ -140,15 +138,15 @@ CLI's message; Ctrl-C raises KeyboardInterrupt.)");
          std::optional<int> dim, double query_noise, double content_noise, bool rms_norm,
          std::int64_t context, int groups, int prompts, std::string combine, std::string engine,
          const py::int_& seed, int threads) {
-        return compare(architectures,
-                       {beta, dim, query_noise, content_noise, rms_norm, context, groups, prompts,
-                        combine, engine, seed_value(seed, "compare"), threads});
+        return compare(architectures, run_arguments(beta, dim, query_noise, content_noise, rms_norm,
+                                                    context, groups, prompts, combine, engine,
+                                                    seed_value(seed, "compare"), threads));
       },
       "architectures"_a, py::kw_only(), "beta"_a = py::none(), "dim"_a = py::none(),
-      "query_noise"_a = d.query_noise, "content_noise"_a = d.content_noise,
-      "rms_norm"_a = d.rms_norm, "context"_a = d.context, "groups"_a = d.groups,
-      "prompts"_a = d.prompts, "combine"_a = d.combine, "engine"_a = d.engine, "seed"_a = d.seed,
-      "threads"_a = d.threads,
+      "query_noise"_a = d.spec.query_noise, "content_noise"_a = d.spec.content_noise,
+      "rms_norm"_a = d.spec.rms_norm, "context"_a = d.spec.context, "groups"_a = d.spec.groups,
+      "prompts"_a = d.spec.prompts, "combine"_a = d.spec.combine, "engine"_a = d.engine,
+      "seed"_a = d.spec.seed, "threads"_a = d.threads,
       R"(Several architectures on the same needles (`phasesim compare`).
 
 architectures: a list of architecture files or presets; differences are against the first.

@@ -263,3 +263,15 @@ def test_the_issue_example_prints_the_cli_number():
                      "--seed 1".split())
     assert r["summary"]["mean"] == d["summary"]["mean"]
     assert not math.isnan(r["summary"]["mean"])
+
+
+def test_progress_on_stderr():
+    """progress=True: the trials done so far, on sys.stderr, ending with all of them."""
+    script = ("import phasesim; phasesim.niah(engine='full', dim=32, prompts=64, context=65536, "
+              "threads=1, progress=True)")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ))
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.replace("\r", "\n").split()
+    assert run.stderr.rstrip().endswith("niah: 512 done"), run.stderr
+    assert len(lines) >= 3
