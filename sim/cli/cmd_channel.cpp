@@ -17,22 +17,11 @@ struct ChannelOptions {
 };
 
 int run_channel(const ChannelOptions& options, std::ostream& out) {
-  const double p = channel::success_probability(options.beta, options.u, options.entries);
-  const auto m = static_cast<std::int64_t>(options.u.size());
-  const double chance = static_cast<double>(m) / static_cast<double>(options.entries);
-
-  auto doc = new_document("channel");
-  doc["beta"] = options.beta;
-  doc["entries"] = options.entries;
-  doc["u"] = options.u;
-  doc["needle_entries"] = m;
-  doc["distractors"] = options.entries - m;
-  doc["p_success"] = p;
-  doc["chance"] = chance;
-
+  const auto doc = channel::channel_document(options.beta, options.u, options.entries);
   if (wants_table(options.json)) {
-    out << "needle with " << m << " entries among " << options.entries << " (beta " << options.beta
-        << ")\n";
+    const double p = doc["p_success"], chance = doc["chance"];
+    out << "needle with " << doc["needle_entries"] << " entries among " << options.entries
+        << " (beta " << options.beta << ")\n";
     Table table({"p_success", "chance", "p_success/chance"});
     table.add_row({fixed(p, 9), fixed(chance, 9), fixed(p / chance, 3)});
     table.print(out);

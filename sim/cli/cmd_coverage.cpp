@@ -18,30 +18,19 @@ struct CoverageOptions {
   std::string json;
 };
 
-Json coverage_json(const std::vector<PhaseCoverage>& phases) {
-  Json list = Json::array();
-  for (const auto& p : phases) {
-    list.push_back({{"phase", p.phase},
-                    {"slots", p.slots},
-                    {"multiplicity", p.multiplicity},
-                    {"coverage", p.coverage},
-                    {"best_weight", p.best_weight},
-                    {"best_normalized", p.best_normalized}});
-  }
-  return list;
-}
-
-std::string join(const std::vector<int>& slots) {
+std::string join_slots(const Json& slots) {
   std::string text;
-  for (std::size_t i = 0; i < slots.size(); ++i) text += (i ? "," : "") + std::to_string(slots[i]);
+  for (const auto& s : slots) text += (text.empty() ? "" : ",") + std::to_string(int(s));
   return text.empty() ? "-" : text;
 }
 
-void print_coverage_table(const std::vector<PhaseCoverage>& phases, std::ostream& out) {
+// The table of a document's "phases" list.
+void print_coverage_table(const Json& phases, std::ostream& out) {
   Table table({"phase", "slots", "multiplicity", "coverage", "best_weight", "best_normalized"});
   for (const auto& p : phases) {
-    table.add_row({std::to_string(p.phase), join(p.slots), std::to_string(p.multiplicity),
-                   fixed(p.coverage), fixed(p.best_weight), fixed(p.best_normalized)});
+    table.add_row({std::to_string(int(p["phase"])), join_slots(p["slots"]),
+                   std::to_string(int(p["multiplicity"])), fixed(p["coverage"]),
+                   fixed(p["best_weight"]), fixed(p["best_normalized"])});
   }
   table.print(out);
 }
@@ -49,46 +38,31 @@ void print_coverage_table(const std::vector<PhaseCoverage>& phases, std::ostream
 // Every head's coverage, the architecture and its KV cost.
 int run_architecture_coverage(const CoverageOptions& options, const niah::Architecture& arch,
                               std::ostream& out) {
-  auto doc = new_document("coverage");
-  doc["arch"] = options.arch;
-  doc["architecture"] = niah::architecture_json(arch);
-  const auto cost = niah::kv_cost(arch.geometries());
-  doc["kv_cost"] = niah::kv_cost_json(cost);
-  const bool table = wants_table(options.json);
-  if (table) {
+  const auto doc = niah::architecture_coverage_document(options.arch, arch);
+  if (wants_table(options.json)) {
+    const auto cost = niah::kv_cost(arch.geometries());
     out << "coverage of architecture " << arch.name << " (" << arch.file << "): " << arch.layers
         << (arch.layers == 1 ? " layer, " : " layers, ") << cost.heads
         << (cost.heads == 1 ? " head" : " heads") << ", kv cost "
         << fixed(cost.entries_per_token, 4) << " entries per token\n";
-  }
-  for (std::size_t h = 0; h < arch.heads.size(); ++h) {
-    const auto& head = arch.heads[h];
-    const auto& g = head.geometry;
-    const auto phases = phase_coverage(g, head.gate);
-    doc["architecture"]["heads"][h]["gate_weights"] = head.gate.weights;
-    doc["architecture"]["heads"][h]["phases"] = coverage_json(phases);
-    if (!table) continue;
-    out << "\nlayer " << head.layer << ", head " << head.head << ": W=" << g.window
-        << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec << "\n";
-    print_coverage_table(phases, out);
+    for (std::size_t h = 0; h < arch.heads.size(); ++h) {
+      const auto& head = arch.heads[h];
+      const auto& g = head.geometry;
+      out << "\nlayer " << head.layer << ", head " << head.head << ": W=" << g.window
+          << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec << "\n";
+      print_coverage_table(doc["architecture"]["heads"][h]["phases"], out);
+    }
   }
   write_json(options.json, doc);
   return kSuccess;
 }
 
 int run_coverage(const CoverageOptions& options, const Gate& gate, std::ostream& out) {
-  const auto phases = phase_coverage(options.geometry, gate);
-  auto doc = new_document("coverage");
-  doc["window"] = options.geometry.window;
-  doc["stride"] = options.geometry.stride;
-  doc["gate"] = gate.spec;
-  doc["gate_weights"] = gate.weights;
-  doc["phases"] = coverage_json(phases);
-
+  const auto doc = coverage_document(options.geometry, gate);
   if (wants_table(options.json)) {
     out << "coverage of W=" << options.geometry.window << " S=" << options.geometry.stride
         << " gate " << gate.spec << "\n";
-    print_coverage_table(phases, out);
+    print_coverage_table(doc["phases"], out);
   }
   write_json(options.json, doc);
   return kSuccess;
@@ -114,12 +88,7 @@ void add_coverage_command(CLI::App& app, Action& action) {
       };
       return;
     }
-    options->geometry.validate();
-    // The table and the JSON list every slot: measured 0.7 s and 58 MB per million slots.
-    const double window = options->geometry.window;
-    check_work("--window " + std::to_string(options->geometry.window), {7e-7 * window, 64 * window},
-               1);
-    auto gate = parse_gate(options->gate, options->geometry.window);
+    auto gate = coverage_gate(options->geometry, options->gate);
     action = [options, gate](std::ostream& out) { return run_coverage(*options, gate, out); };
   });
 }

@@ -14,14 +14,7 @@ namespace phasesim::cli {
 namespace {
 
 struct DiversityOptions {
-  DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {4, 8, 16, 32, 64, 128, 256, 512, 1024}};
-  int samples = 0;
-  std::uint64_t seed = 1;
-  // Joint training (only with --train-heads):
-  ObjectiveOptions channel;
-  std::vector<int> train_heads;
-  int train_runs = 12;
-  theorems::TrainingSettings training;
+  theorems::DiversityCommand command;
   std::string json;
 };
 
@@ -33,113 +26,66 @@ void print_training(const theorems::TrainingStatistics& t, std::ostream& out) {
       << t.heads_kept << " of " << t.heads_total << '\n';
 }
 
-int run_diversity(const DiversityOptions& options, std::ostream& out) {
-  const auto& m = options.t3.model;
-  auto doc = new_document("diversity");
-  options.t3.put(doc);
-  doc["samples"] = options.samples;
-  doc["seed"] = options.seed;
-  std::vector<theorems::DiversityRow> rows;
-  Json rows_json = Json::array();
+void print_rows(const theorems::DiversityCommand& command,
+                const theorems::DiversityCommand::Result& result, std::ostream& out) {
+  const auto& m = command.t3.model;
+  out << "diversification gain, S=" << m.stride << " beta_o=" << m.beta_out << " p=" << m.success
+      << " M=" << m.loss.answers << " (exact over the multinomial head assignment)\n";
   Table table(
       {"N", "L_balanced", "E[L_random]", "gap", "N*gap", "C", "P(all covered)", "E[blind]"});
-  for (int n : options.t3.heads) {
-    rows.push_back(theorems::diversity_row(m, n));
-    const auto& r = rows.back();
-    rows_json.push_back(theorems::diversity_row_json(r));
-    if (options.samples > 0) {
-      rows_json.back().update(theorems::sampled_diversity_json(
-          theorems::sample_diversity(m, n, options.samples, options.seed, Parallel{})));
-    }
-    table.add_row({std::to_string(n), fixed(r.loss_balanced, 8), fixed(r.loss_random, 8),
+  for (const auto& r : result.rows) {
+    table.add_row({std::to_string(r.heads), fixed(r.loss_balanced, 8), fixed(r.loss_random, 8),
                    fixed(r.gap, 10), fixed(r.gap_times_n, 6), fixed(r.constant_c, 6),
                    fixed(r.p_all_covered, 6), fixed(r.expected_blind, 4)});
   }
-  doc["rows"] = rows_json;
-  const double slope = theorems::log_log_slope(rows);  // NaN (one N, or S = 1: no gap): null
-  doc["slope"] = slope;
-  doc["slope_fit"] = "least squares over all N";
-  doc["constant_c"] = m.constant();
-  const bool table_out = wants_table(options.json);
-  if (table_out) {
-    out << "diversification gain, S=" << m.stride << " beta_o=" << m.beta_out << " p=" << m.success
-        << " M=" << m.loss.answers << " (exact over the multinomial head assignment)\n";
-    table.print(out);
-    out << "\n" << slope_line(slope) << '\n';
-  }
-  if (!options.train_heads.empty()) {
-    put_objective(doc, options.channel);
-    doc["train_heads"] = options.train_heads;
-    doc["train_runs"] = options.train_runs;
-    doc["train_steps"] = options.training.steps;
-    doc["lr"] = options.training.lr;
-    doc["init_scale"] = options.training.init_scale;
-    doc["train_seed"] = options.training.seed;
-    if (table_out) out << "\njoint training (each head its own gate, output loss on top):\n";
-    const auto channel = options.channel.objective();
-    Json training = Json::array();
-    for (int h : options.train_heads) {
-      auto settings = options.training;
-      settings.heads = h;
-      const auto statistics =
-          theorems::training_statistics(channel, m, settings, options.train_runs, Parallel{});
-      if (table_out) print_training(statistics, out);
-      training.push_back(theorems::training_json(statistics));
-    }
-    doc["training"] = training;
-  }
-  write_json(options.json, doc);
-  return kSuccess;
+  table.print(out);
+  out << "\n" << slope_line(theorems::log_log_slope(result.rows)) << '\n';
+  if (result.trained.empty()) return;
+  out << "\njoint training (each head its own gate, output loss on top):\n";
+  for (const auto& statistics : result.trained) print_training(statistics, out);
 }
 
-void validate(DiversityOptions& options) {
-  options.t3.validate();
-  require_at_least(options.samples, 0, "--samples");
-  if (options.train_heads.empty()) return;
-  options.channel.stride = options.t3.model.stride;
-  options.channel.objective();
-  for (int h : options.train_heads) require_at_least(h, 1, "--train-heads");
-  require_at_least(options.train_runs, 1, "--train-runs");
-  require_at_least(options.training.steps, 1, "--train-steps");
-  require_positive(options.training.lr, "--lr");
-  require_non_negative(options.training.init_scale, "--init-scale");
+int run_diversity(const DiversityOptions& options, std::ostream& out) {
+  const auto result = options.command.run(Parallel{});
+  if (wants_table(options.json)) print_rows(options.command, result, out);
+  write_json(options.json, options.command.document(result));
+  return kSuccess;
 }
 
 }  // namespace
 
 void add_diversity_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DiversityOptions>();
+  auto& command = options->command;
   auto* cmd = app.add_subcommand("diversity",
                                  "The 1/N diversification gain and blind phases of N heads (T3)");
-  add_diversity_model_options(*cmd, options->t3);
-  cmd->add_option("--samples", options->samples,
+  add_diversity_model_options(*cmd, command.t3);
+  cmd->add_option("--samples", command.samples,
                   "Also sample K head assignments (Monte Carlo check; 0: exact only)")
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of the sampled assignments")
-      ->capture_default_str();
-  cmd->add_option("--train-heads", options->train_heads,
+  cmd->add_option("--seed", command.seed, "Seed of the sampled assignments")->capture_default_str();
+  cmd->add_option("--train-heads", command.train_heads,
                   "Also train H1,H2,... heads jointly on the output loss (T3)")
       ->delimiter(',');
-  cmd->add_option("--train-runs", options->train_runs, "Training runs per head count")
+  cmd->add_option("--train-runs", command.train_runs, "Training runs per head count")
       ->capture_default_str();
-  cmd->add_option("--train-steps", options->training.steps, "Training steps")
-      ->capture_default_str();
-  cmd->add_option("--train-seed", options->training.seed,
+  cmd->add_option("--train-steps", command.training.steps, "Training steps")->capture_default_str();
+  cmd->add_option("--train-seed", command.training.seed,
                   "Run r, head h starts from random:TRAIN_SEED+1000r+h:SCALE")
       ->capture_default_str();
-  cmd->add_option("--lr", options->training.lr, "Training learning rate (as in dynamics)")
+  cmd->add_option("--lr", command.training.lr, "Training learning rate (as in dynamics)")
       ->capture_default_str();
-  cmd->add_option("--init-scale", options->training.init_scale, "SCALE of the head inits")
+  cmd->add_option("--init-scale", command.training.init_scale, "SCALE of the head inits")
       ->capture_default_str();
-  cmd->add_option("--window,-W", options->channel.window, "Window W of the heads' channel")
+  cmd->add_option("--window,-W", command.channel.window, "Window W of the heads' channel")
       ->capture_default_str();
-  cmd->add_option("--beta", options->channel.beta, "beta of the heads' channel")
+  cmd->add_option("--beta", command.channel.beta, "beta of the heads' channel")
       ->capture_default_str();
-  cmd->add_option("--entries,-N", options->channel.entries, "Entries N of the heads' channel")
+  cmd->add_option("--entries,-N", command.channel.entries, "Entries N of the heads' channel")
       ->capture_default_str();
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    validate(*options);
+    options->command.validate();
     action = [options](std::ostream& out) { return run_diversity(*options, out); };
   });
 }

@@ -13,26 +13,10 @@ namespace phasesim::cli {
 namespace {
 
 struct DynamicsCommandOptions {
-  ObjectiveOptions objective;
-  DynamicsOptions dynamics;
-  int reweight_at = -1;
-  std::vector<double> weights;
-  int record_every = 200;
+  theorems::DynamicsCommand command;
   bool progress = false;
   std::string json;
 };
-
-theorems::DynamicsSettings settings(const DynamicsCommandOptions& options,
-                                    const theorems::Objective& objective) {
-  auto settings = options.dynamics.settings();
-  settings.reweight_at = options.reweight_at;
-  if (options.reweight_at >= 0) {
-    settings.reweight =
-        theorems::normalized_phase_weights(options.weights, objective.geometry.stride);
-  }
-  settings.record_every = options.record_every;
-  return settings;
-}
 
 void print_trajectory(const theorems::DynamicsRun& run, std::ostream& out) {
   Table table({"step", "J", "max_weight", "argmax", "gate"});
@@ -58,25 +42,16 @@ void print_runs(const std::vector<theorems::BatchRun>& runs, std::ostream& out) 
 }
 
 int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& out) {
-  const auto objective = options.objective.objective();
-  const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "dynamics", out);
+  const auto& command = options.command;
+  const auto objective = command.objective.objective();
+  const auto runs = command.dynamics.runs(objective.geometry.window).size();
   const auto batch =
-      theorems::run_dynamics_batch(objective, specs, settings(options, objective), parallel);
-
-  auto doc = new_document("dynamics");
-  put_objective(doc, options.objective);
-  put_dynamics(doc, options.dynamics);
-  doc["reweight_at"] = options.reweight_at;
-  doc["weights"] = options.weights;
-  doc["record_every"] = options.record_every;
-  doc.update(theorems::dynamics_batch_json(batch));
-
+      command.run(with_progress({}, options.progress, runs, "runs", "dynamics", out));
   if (wants_table(options.json)) {
+    const auto& d = command.dynamics;
     out << "dynamics, W=" << objective.geometry.window << " S=" << objective.geometry.stride
-        << " beta=" << objective.beta << " N=" << objective.entries << ", "
-        << options.dynamics.update << " ascent, lr " << options.dynamics.lr << ", "
-        << options.dynamics.steps << " steps\n";
+        << " beta=" << objective.beta << " N=" << objective.entries << ", " << d.update
+        << " ascent, lr " << d.lr << ", " << d.steps << " steps\n";
     if (batch.runs.size() == 1) {
       print_trajectory(batch.runs.front().result, out);
     } else {
@@ -85,27 +60,8 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
     out << "\nfinal slot = initial argmax in " << batch.kept << " of " << batch.runs.size()
         << " runs\n";
   }
-  write_json(options.json, doc);
+  write_json(options.json, command.document(batch));
   return kSuccess;
-}
-
-void validate(const DynamicsCommandOptions& options) {
-  const auto objective = options.objective.objective();
-  validate_dynamics_options(options.dynamics, objective);
-  require_at_least(options.record_every, 1, "--record-every");
-  require(options.reweight_at >= -1, "invalid --reweight-at " +
-                                         std::to_string(options.reweight_at) +
-                                         " (must be >= 0, or -1 for none)");
-  require(options.reweight_at < options.dynamics.steps,
-          "invalid --reweight-at " + std::to_string(options.reweight_at) +
-              " (must be below --steps " + std::to_string(options.dynamics.steps) + ")");
-  require(options.reweight_at < 0 || !options.weights.empty(),
-          "invalid --reweight-at " + std::to_string(options.reweight_at) +
-              " (needs --weights, the phase weights from then on)");
-  require(options.reweight_at >= 0 || options.weights.empty(),
-          "invalid --weights (they apply from --reweight-at T; give T)");
-  if (!options.weights.empty())
-    theorems::normalized_phase_weights(options.weights, objective.geometry.stride);
 }
 
 }  // namespace
@@ -114,20 +70,21 @@ void add_dynamics_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<DynamicsCommandOptions>();
   auto* cmd = app.add_subcommand(
       "dynamics", "Gradient ascent on the gate logits from random inits: lock-in (T2)");
-  add_objective_options(*cmd, options->objective);
-  add_dynamics_options(*cmd, options->dynamics,
+  auto& command = options->command;
+  add_objective_options(*cmd, command.objective);
+  add_dynamics_options(*cmd, command.dynamics,
                        "Runs from K inits (random:SEED+i:SCALE for a random --init): batch mode");
-  cmd->add_option("--reweight-at", options->reweight_at,
+  cmd->add_option("--reweight-at", command.reweight_at,
                   "After this many steps switch J's phase weights to --weights (-1: never)")
       ->capture_default_str();
-  cmd->add_option("--weights", options->weights, "Phase weights w0,w1,... from --reweight-at on")
+  cmd->add_option("--weights", command.weights, "Phase weights w0,w1,... from --reweight-at on")
       ->delimiter(',');
-  cmd->add_option("--record-every", options->record_every, "Trajectory points every K steps")
+  cmd->add_option("--record-every", command.record_every, "Trajectory points every K steps")
       ->capture_default_str();
   add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    validate(*options);
+    options->command.validate();
     action = [options](std::ostream& out) { return run_dynamics_command(*options, out); };
   });
 }

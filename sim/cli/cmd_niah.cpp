@@ -37,7 +37,7 @@ struct NiahOptions {
 int run_niah_command(const engines::NiahPlan& plan, const NiahOptions& o, std::ostream& out) {
   const auto& run = plan.run();
   const auto& engine = plan.engine();
-  const auto said = warn("niah", plan.warnings(), out);  // before a long run can hide them
+  warn("niah", plan.warnings(), out);  // before a long run can hide them
   const Parallel threads{o.run.threads};
   announce_long_run("niah", plan.estimate(), threads.team(), out);
   const auto start = std::chrono::steady_clock::now();
@@ -49,9 +49,7 @@ int run_niah_command(const engines::NiahPlan& plan, const NiahOptions& o, std::o
   if (wants_table(o.run.json)) {
     print_niah_table(run, engine.name(), result, elapsed.count(), out);
   }
-  auto doc = niah::niah_document(run, engine.name(), engine.paths(run.model), result);
-  doc["warnings"] = said;
-  write_json(o.run.json, doc);
+  write_json(o.run.json, engines::niah_plan_document(plan, result));
   return kSuccess;
 }
 

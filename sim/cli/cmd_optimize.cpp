@@ -7,14 +7,12 @@
 #include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/theorems/concentration.hpp"
-#include "phasesim/theorems/optimize.hpp"
 
 namespace phasesim::cli {
 namespace {
 
 struct OptimizeOptions {
-  ObjectiveOptions objective;
-  theorems::OptimizeSettings search;
+  theorems::OptimizeCommand command;
   bool progress = false;
   std::string json;
 };
@@ -42,43 +40,20 @@ void print_optimum(const theorems::Objective& objective, const theorems::GateOpt
 }
 
 int run_optimize(const OptimizeOptions& options, std::ostream& out) {
-  const auto objective = options.objective.objective();
-  announce_long_run("optimize", theorems::optimize_estimate(objective, options.search),
+  const auto& command = options.command;
+  const auto objective = command.objective.objective();
+  announce_long_run("optimize", theorems::optimize_estimate(objective, command.search),
                     Parallel{}.team(), out);
-  const auto ascents = theorems::optimize_ascents(objective, options.search);
-  const auto best =
-      theorems::optimize_gate(objective, options.search,
-                              with_progress({}, options.progress, static_cast<std::size_t>(ascents),
-                                            "ascents", "optimize", out));
-
-  auto doc = new_document("optimize");
-  put_objective(doc, options.objective);
-  doc["weights"] = objective.weights();
-  put_search(doc, options.search);
-  doc["gate"] = best.gate;
-  doc["objective"] = best.objective;
-  doc["per_phase"] = best.per_phase;
-  doc["onehot_objective"] = best.onehot_objective;
-  doc["onehot_slot"] = best.onehot_slot;
-  doc["max_weight"] = best.summary.max_weight;
-  doc["entropy"] = best.summary.entropy;
-  doc["k_effective"] = best.summary.k_effective;
-  doc["k_star_predicted"] = best.k_star_predicted;
-  if (objective.model == theorems::RetentionModel::normalized) {
-    doc["max_weight_first_order"] = theorems::vertex_perturbation(objective).max_weight;
-  }
-  doc["equal_split_values"] = theorems::equal_split_law(objective).value;
-  doc["best_start"] = best.best_start;
-  doc["starts"] = best.starts;
-  doc["iterations"] = best.iterations;
-
+  const auto ascents = theorems::optimize_ascents(objective, command.search);
+  const auto best = command.run(with_progress(
+      {}, options.progress, static_cast<std::size_t>(ascents), "ascents", "optimize", out));
   if (wants_table(options.json)) {
     out << "optimal gate, W=" << objective.geometry.window << " S=" << objective.geometry.stride
         << " beta=" << objective.beta << " N=" << objective.entries << " ("
-        << options.objective.model << " model, " << best.starts << " starts)\n";
+        << command.objective.model << " model, " << best.starts << " starts)\n";
     print_optimum(objective, best, out);
   }
-  write_json(options.json, doc);
+  write_json(options.json, command.document(best));
   return kSuccess;
 }
 
@@ -88,19 +63,14 @@ void add_optimize_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<OptimizeOptions>();
   auto* cmd = app.add_subcommand(
       "optimize", "The gate that maximizes J (L-BFGS on the logits, exact gradients, restarts)");
-  add_objective_options(*cmd, options->objective, true,
+  add_objective_options(*cmd, options->command.objective, true,
                         "Phase weights w0,w1,... of J (default uniform)");
-  add_search_options(*cmd, options->search,
+  add_search_options(*cmd, options->command.search,
                      "Random starts random:SEED+r:SCALE besides the equal splits");
   add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    const auto objective = options->objective.objective();
-    options->search.validate();
-    check_work("--window " + std::to_string(objective.geometry.window) + " with " +
-                   std::to_string(theorems::optimize_ascents(objective, options->search)) +
-                   " ascents",
-               optimize_estimate(objective, options->search), Parallel{}.team());
+    options->command.validate();
     action = [options](std::ostream& out) { return run_optimize(*options, out); };
   });
 }

@@ -12,85 +12,32 @@
 namespace phasesim::cli {
 namespace {
 
-// Every cell also starts from the equal splits and the previous beta's optimum.
-theorems::OptimizeSettings fewer_restarts() {
-  theorems::OptimizeSettings settings;
-  settings.restarts = 2;
-  return settings;
-}
-
 struct PhaseDiagramOptions {
-  ObjectiveOptions objective;
-  std::string betas = "4:12:1";
-  std::vector<std::int64_t> entries{1024, 32768, 1000000};
-  theorems::OptimizeSettings search = fewer_restarts();
+  theorems::PhaseDiagramCommand command;
   std::string json;
 };
 
-struct Cell {
-  double beta;
-  std::int64_t entries;
-  theorems::GateOptimum optimum;
-};
-
-// Sweeps beta upwards for one N, each optimization warm-started from the previous one.
-std::vector<Cell> sweep(const PhaseDiagramOptions& options, const std::vector<double>& betas,
-                        std::int64_t entries) {
-  auto objective = options.objective.objective();
-  objective.entries = entries;
-  auto search = options.search;
-  std::vector<Cell> cells;
-  for (double beta : betas) {
-    objective.beta = beta;
-    cells.push_back({beta, entries, theorems::optimize_gate(objective, search)});
-    search.warm_starts = {cells.back().optimum.logits};
-  }
-  return cells;
-}
-
-Json cell_json(const Cell& c) {
-  return {{"beta", c.beta},
-          {"entries", c.entries},
-          {"k_effective", c.optimum.summary.k_effective},
-          {"k_star_predicted", c.optimum.k_star_predicted},
-          {"max_weight", c.optimum.summary.max_weight},
-          {"objective", c.optimum.objective},
-          {"onehot_objective", c.optimum.onehot_objective},
-          {"concentrated", c.optimum.summary.max_weight >= 0.99},
-          {"gate", c.optimum.gate}};
-}
-
 int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
-  const auto betas = parse_range(options.betas, "--beta");
-  auto doc = new_document("phase-diagram");
-  put_objective(doc, options.objective, false);
-  doc["beta"] = betas;
-  doc["entries"] = options.entries;
-  put_search(doc, options.search);
-  Json rows = Json::array(), stars = Json::array();
-  Table table({"N", "beta", "k_optimal", "k*_law", "max_weight", "J", "one-hot J"});
-  for (auto entries : options.entries) {
-    const double star = theorems::critical_beta(entries);
-    stars.push_back({{"entries", entries}, {"beta_star", star}});
-    for (const auto& c : sweep(options, betas, entries)) {
-      rows.push_back(cell_json(c));
-      table.add_row(
-          {std::to_string(entries), fixed(c.beta, 3), std::to_string(c.optimum.summary.k_effective),
-           std::to_string(c.optimum.k_star_predicted), fixed(c.optimum.summary.max_weight, 6),
-           fixed(c.optimum.objective, 6), fixed(c.optimum.onehot_objective, 6)});
-    }
-  }
-  doc["rows"] = rows;
-  doc["beta_star"] = stars;
+  const auto& command = options.command;
+  const auto cells = command.run(Parallel{});
+  const auto doc = command.document(cells);
   if (wants_table(options.json)) {
-    out << "phase diagram, W=" << options.objective.window << " S=" << options.objective.stride
-        << " (" << options.objective.model
+    Table table({"N", "beta", "k_optimal", "k*_law", "max_weight", "J", "one-hot J"});
+    for (const auto& c : cells) {
+      table.add_row({std::to_string(c.entries), fixed(c.beta, 3),
+                     std::to_string(c.optimum.summary.k_effective),
+                     std::to_string(c.optimum.k_star_predicted),
+                     fixed(c.optimum.summary.max_weight, 6), fixed(c.optimum.objective, 6),
+                     fixed(c.optimum.onehot_objective, 6)});
+    }
+    out << "phase diagram, W=" << command.objective.window << " S=" << command.objective.stride
+        << " (" << command.objective.model
         << " model): k_optimal = slots above 1% in the optimum, k*_law = argmax_k of the "
            "equal split\n";
     table.print(out);
     out << "\nbeta*(N) of the linear-retention model (T1a: one-hot optimal for beta <= beta*):\n";
     Table star_table({"N", "beta*"});
-    for (const auto& s : stars) {
+    for (const auto& s : doc["beta_star"]) {
       star_table.add_row({std::to_string(s["entries"].get<std::int64_t>()),
                           fixed(s["beta_star"].get<double>(), 4)});
     }
@@ -106,26 +53,18 @@ void add_phase_diagram_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<PhaseDiagramOptions>();
   auto* cmd = app.add_subcommand(
       "phase-diagram", "Optimal k and max weight over (beta, N), and the critical beta*(N)");
-  add_objective_options(*cmd, options->objective, false);
-  cmd->add_option("--beta", options->betas, "Betas: a:b:step (inclusive) or a comma list")
+  auto& command = options->command;
+  add_objective_options(*cmd, command.objective, false);
+  cmd->add_option("--beta", command.betas, "Betas: a:b:step (inclusive) or a comma list")
       ->capture_default_str();
-  cmd->add_option("--entries,-N", options->entries, "Entry counts N1,N2,... (entries in all)")
+  cmd->add_option("--entries,-N", command.entries, "Entry counts N1,N2,... (entries in all)")
       ->delimiter(',')
       ->capture_default_str();
-  add_search_options(*cmd, options->search,
+  add_search_options(*cmd, command.search,
                      "Random starts per cell besides the equal splits and the warm start");
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    auto objective = options->objective.objective();
-    options->search.validate();
-    require(!options->entries.empty(), "invalid --entries (give at least one N)");
-    for (double beta : parse_range(options->betas, "--beta")) {
-      objective.beta = beta;
-      for (auto n : options->entries) {
-        objective.entries = n;
-        objective.validate();
-      }
-    }
+    options->command.validate();
     action = [options](std::ostream& out) { return run_phase_diagram(*options, out); };
   });
 }

@@ -14,120 +14,83 @@ namespace {
 
 // Every theorem document ends with the check's results and verdict; the table shows them.
 template <typename Check>
-int finish(Json& doc, const Check& check, const std::string& json, std::ostream& out) {
-  doc.update(theorems::check_json(check));
+int finish(const Json& doc, const Check& check, const std::string& json, std::ostream& out) {
   const auto& v = check.verdict;
   if (wants_table(json)) print_verdict(v, out);
   write_json(json, doc);
   return v.agree ? kSuccess : v.inside ? kPredictionFailed : kOutsideRegime;
 }
 
-struct ConcentrationOptions {
-  ObjectiveOptions objective;
-  theorems::ConcentrationCheckSettings check;
-  std::string json;
-};
-
-int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
-  const auto objective = options.objective.objective();
-  const auto check = theorems::check_concentration(objective, options.check, Parallel{});
-  auto doc = new_document("theorem concentration");
-  put_objective(doc, options.objective);
-  doc["weights"] = objective.weights();
-  put_search(doc, options.check.search);
-  doc["threshold"] = options.check.threshold;
-  return finish(doc, check, options.json, out);
-}
-
-struct LockinOptions {
-  ObjectiveOptions objective;
-  DynamicsOptions dynamics = [] {  // four runs by default: lock-in is about every init
-    DynamicsOptions options;
-    options.inits = 4;
-    return options;
-  }();
-  int reweight_steps = 500;
+// A check's command and the CLI's own options.
+template <typename Command>
+struct TheoremOptions {
+  Command command;
   bool progress = false;
   std::string json;
 };
 
-int run_lockin(const LockinOptions& options, std::ostream& out) {
-  const auto objective = options.objective.objective();
-  const theorems::LockinSettings settings{options.dynamics.settings(), options.reweight_steps};
-  const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "lockin", out);
-  const auto check = theorems::check_lockin(objective, settings, specs, parallel);
-  auto doc = new_document("theorem lockin");
-  put_objective(doc, options.objective);
-  put_dynamics(doc, options.dynamics);
-  doc["reweight_steps"] = options.reweight_steps;
-  return finish(doc, check, options.json, out);
+int run_lockin(const TheoremOptions<theorems::LockinCommand>& options, std::ostream& out) {
+  const auto& command = options.command;
+  const auto parallel =
+      with_progress({}, options.progress, command.runs().size(), "runs", "lockin", out);
+  const auto check = command.run(parallel);
+  return finish(command.document(check), check, options.json, out);
 }
 
-struct DiversityTheoremOptions {
-  DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {64, 128, 256, 512, 1024}};
-  theorems::DiversityCheckSettings check;
-  std::string json;
-};
-
-int run_diversity_theorem(const DiversityTheoremOptions& options, std::ostream& out) {
-  const auto check = theorems::check_diversity(options.t3.model, options.t3.heads, options.check);
-  auto doc = new_document("theorem diversity");
-  options.t3.put(doc);
-  doc["tolerance"] = options.check.tolerance;
-  return finish(doc, check, options.json, out);
+// The check's table and document, for the checks without progress.
+template <typename Command>
+int run_check(const TheoremOptions<Command>& options, std::ostream& out) {
+  const auto check = options.command.run(Parallel{});
+  return finish(options.command.document(check), check, options.json, out);
 }
 
 void add_concentration(CLI::App& theorem, Action& action) {
-  auto options = std::make_shared<ConcentrationOptions>();
+  auto options = std::make_shared<TheoremOptions<theorems::ConcentrationCommand>>();
+  auto& command = options->command;
   auto* cmd = theorem.add_subcommand(
       "concentration", "T1: the optimal gate is concentrated (one-hot in the linear model)");
-  add_objective_options(*cmd, options->objective, true,
+  add_objective_options(*cmd, command.objective, true,
                         "Phase weights w0,w1,... of J (default uniform)");
-  add_search_options(*cmd, options->check.search, "Random starts of the optimizer");
-  cmd->add_option("--threshold", options->check.threshold, "Max weight that counts as concentrated")
+  add_search_options(*cmd, command.check.search, "Random starts of the optimizer");
+  cmd->add_option("--threshold", command.check.threshold, "Max weight that counts as concentrated")
       ->capture_default_str();
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    options->objective.objective();
-    options->check.validate();
-    action = [options](std::ostream& out) { return run_concentration(*options, out); };
+    options->command.validate();
+    action = [options](std::ostream& out) { return run_check(*options, out); };
   });
 }
 
 void add_lockin(CLI::App& theorem, Action& action) {
-  auto options = std::make_shared<LockinOptions>();
+  auto options = std::make_shared<TheoremOptions<theorems::LockinCommand>>();
+  auto& command = options->command;
   auto* cmd = theorem.add_subcommand(
       "lockin", "T2: the winner is the initial argmax and stays when the phases are re-weighted");
-  add_objective_options(*cmd, options->objective);
-  add_dynamics_options(*cmd, options->dynamics, "Runs from K inits (random:SEED+i:SCALE)");
-  cmd->add_option("--reweight-steps", options->reweight_steps,
+  add_objective_options(*cmd, command.objective);
+  add_dynamics_options(*cmd, command.dynamics, "Runs from K inits (random:SEED+i:SCALE)");
+  cmd->add_option("--reweight-steps", command.reweight_steps,
                   "Steps after moving all phase weight to a phase the winner does not cover")
       ->capture_default_str();
   add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    const auto objective = options->objective.objective();
-    validate_dynamics_options(options->dynamics, objective);
-    require_at_least(options->reweight_steps, 0, "--reweight-steps");
-    theorems::validate_lockin(objective.geometry,
-                              {options->dynamics.settings(), options->reweight_steps});
+    options->command.validate();
     action = [options](std::ostream& out) { return run_lockin(*options, out); };
   });
 }
 
 void add_diversity(CLI::App& theorem, Action& action) {
-  auto options = std::make_shared<DiversityTheoremOptions>();
+  auto options = std::make_shared<TheoremOptions<theorems::DiversityTheoremCommand>>();
+  auto& command = options->command;
   auto* cmd = theorem.add_subcommand("diversity", "T3: the diversification gain is C/N + O(1/N^2)");
-  add_diversity_model_options(*cmd, options->t3);
-  cmd->add_option("--tolerance", options->check.tolerance,
+  add_diversity_model_options(*cmd, command.t3);
+  cmd->add_option("--tolerance", command.check.tolerance,
                   "Allowed relative error of N*gap against C, and of the slope against -1")
       ->capture_default_str();
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    options->t3.validate();
-    options->check.validate();
-    action = [options](std::ostream& out) { return run_diversity_theorem(*options, out); };
+    options->command.validate();
+    action = [options](std::ostream& out) { return run_check(*options, out); };
   });
 }
 

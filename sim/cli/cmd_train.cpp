@@ -108,11 +108,7 @@ void add_train_command(CLI::App& app, Action& action) {
     if (options->init_lambda_given->count()) spec.init_lambda = options->init_lambda;
     spec.validate();
     check_threads(options->threads);
-    check_work(
-        "--steps " + std::to_string(spec.steps) + " x --batch " + std::to_string(spec.batch) +
-            " x --context " + std::to_string(spec.model.context) + " (--heads " +
-            std::to_string(spec.model.heads) + ", --dim " + std::to_string(spec.model.dim) + ")",
-        spec.estimate(), Parallel{options->threads}.team());
+    spec.check_work(Parallel{options->threads}.team());
     check_outputs(*options);
     action = [spec, options](std::ostream& out) { return run_train(spec, *options, out); };
   });

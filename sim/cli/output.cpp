@@ -43,12 +43,6 @@ void add_threads_option(CLI::App& command, int& threads) {
       ->capture_default_str();
 }
 
-void check_threads(int threads) {
-  require(threads >= 0 && threads <= kMaxThreads,
-          "invalid --threads " + std::to_string(threads) + " (must be in [0, " +
-              std::to_string(kMaxThreads) + "]; 0 uses the OpenMP default)");
-}
-
 void check_json_path(const std::string& path) {
   if (path.empty() || path == "-") return;
   const std::filesystem::path file(path);
@@ -73,13 +67,12 @@ void write_json(const std::string& path, const Json& document) {
   });
 }
 
-Json warn(const std::string& command, const std::vector<std::string>& warnings,
+void warn(const std::string& command, const std::vector<std::string>& warnings,
           const std::ostream& out) {
   if (out.rdbuf() != nullptr && job_rank().root()) {
     for (const auto& w : warnings)
       std::cerr << "phasesim " << command << ": warning: " << w << '\n';
   }
-  return warnings;
 }
 
 void announce_long_run(const std::string& command, const WorkEstimate& estimate, int threads,

@@ -26,9 +26,6 @@ void add_arch_option(CLI::App& command, std::string& path,
 /// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
 void add_threads_option(CLI::App& command, int& threads);
 
-/// Throws InputError unless threads >= 0.
-void check_threads(int threads);
-
 /// Throws InputError unless `path` is empty, "-", or a file a command could write (its
 /// folder exists and is writable): checked before long work, not after it.
 void check_json_path(const std::string& path);
@@ -38,9 +35,8 @@ void check_json_path(const std::string& path);
 void write_json(const std::string& path, const Json& document);
 
 /// Prints "phasesim COMMAND: warning: W" on stderr for each warning, except when `out` is a
-/// sweep cell's null sink (its JSON carries them), and returns them for the JSON's
-/// "warnings" list.
-Json warn(const std::string& command, const std::vector<std::string>& warnings,
+/// sweep cell's null sink (its JSON carries them).
+void warn(const std::string& command, const std::vector<std::string>& warnings,
           const std::ostream& out);
 
 /// Prints "phasesim COMMAND: note: this run is estimated to take about ..." on stderr when

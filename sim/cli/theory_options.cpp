@@ -7,40 +7,6 @@
 #include "phasesim/model/gate.hpp"
 
 namespace phasesim::cli {
-namespace {
-
-double parse_double(const std::string& text, const std::string& option, const std::string& whole) {
-  double value = 0;
-  require(read_number(text, value) && std::isfinite(value),
-          "invalid " + option + " " + whole + " (use a:b:step or a comma list of numbers)");
-  return value;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (auto end = text.find(separator); end != std::string::npos;
-       start = end + 1, end = text.find(separator, start)) {
-    parts.push_back(text.substr(start, end - start));
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
-}  // namespace
-
-theorems::Objective ObjectiveOptions::objective() const {
-  theorems::Objective o;
-  o.geometry = {window, stride};
-  o.beta = beta;
-  o.entries = entries;
-  o.model = theorems::parse_retention_model(model);
-  o.phase_weights = weights;
-  o.validate();
-  if (!weights.empty()) o.phase_weights = theorems::normalized_phase_weights(weights, stride);
-  return o;
-}
-
 void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool point,
                            const std::string& weights) {
   command.add_option("--window,-W", options.window, "Window W (tokens per entry)")
@@ -59,14 +25,6 @@ void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool po
   if (!weights.empty()) command.add_option("--weights", options.weights, weights)->delimiter(',');
 }
 
-void put_objective(Json& doc, const ObjectiveOptions& options, bool point) {
-  doc["window"] = options.window;
-  doc["stride"] = options.stride;
-  if (point) doc["beta"] = options.beta;
-  if (point) doc["entries"] = options.entries;
-  doc["model"] = options.model;
-}
-
 void add_search_options(CLI::App& command, theorems::OptimizeSettings& search,
                         const std::string& restarts_help) {
   command.add_option("--restarts", search.restarts, restarts_help)->capture_default_str();
@@ -76,27 +34,6 @@ void add_search_options(CLI::App& command, theorems::OptimizeSettings& search,
       ->capture_default_str();
   command.add_option("--max-iterations", search.max_iterations, "L-BFGS iterations per start")
       ->capture_default_str();
-}
-
-void put_search(Json& doc, const theorems::OptimizeSettings& search) {
-  doc["restarts"] = search.restarts;
-  doc["seed"] = search.seed;
-  doc["init_scale"] = search.init_scale;
-  doc["max_iterations"] = search.max_iterations;
-}
-
-theorems::DynamicsSettings DynamicsOptions::settings() const {
-  theorems::DynamicsSettings s;
-  s.steps = steps;
-  s.lr = lr;
-  s.max_logit_step = max_logit_step;
-  s.rule = theorems::parse_update_rule(update);
-  s.content = {content_noise, 0, content_samples};  // the seed: each run's own
-  return s;
-}
-
-std::vector<theorems::RunSpec> DynamicsOptions::runs(int window) const {
-  return theorems::run_specs(init, inits, content_seeds, window);
 }
 
 void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
@@ -130,42 +67,6 @@ void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
   command.add_option("--inits", options.inits, inits_help)->capture_default_str();
 }
 
-void put_dynamics(Json& doc, const DynamicsOptions& options) {
-  doc["steps"] = options.steps;
-  doc["lr"] = options.lr;
-  doc["max_logit_step"] = options.max_logit_step;
-  doc["update"] = options.update;
-  doc["content_noise"] = options.content_noise;
-  doc["content_seed"] = options.content_seeds;
-  doc["content_samples"] = options.content_samples;
-  doc["init"] = options.init;
-  doc["inits"] = options.inits;
-}
-
-void validate_dynamics_options(const DynamicsOptions& options,
-                               const theorems::Objective& objective) {
-  require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
-  theorems::validate_dynamics(objective, options.settings());
-  options.runs(objective.geometry.window);
-}
-
-void DiversityModelOptions::validate() const {
-  model.validate();
-  require(!heads.empty(), "invalid --heads (give at least one N)");
-  for (int n : heads) {
-    require_at_least(n, 1, "--heads");
-    require(n <= 10000000, "invalid --heads " + std::to_string(n) + " (must be at most 10000000)");
-  }
-}
-
-void DiversityModelOptions::put(Json& doc) const {
-  doc["stride"] = model.stride;
-  doc["heads"] = heads;
-  doc["beta_out"] = model.beta_out;
-  doc["success"] = model.success;
-  doc["answers"] = model.loss.answers;
-}
-
 void add_diversity_model_options(CLI::App& command, DiversityModelOptions& options) {
   command.add_option("--stride,-S", options.model.stride, "Stride S (phases)")
       ->capture_default_str();
@@ -196,30 +97,6 @@ std::string slope_line(double slope) {
   return "log-log slope of the gap, least squares over all N: " +
          (std::isfinite(slope) ? format_fixed(slope, 4) : "n/a (needs two N with a gap above 0)") +
          " (theorem diversity checks the slope over the last two N)";
-}
-
-std::vector<double> parse_range(const std::string& text, const std::string& option) {
-  const auto parts = split(text, ':');
-  std::vector<double> values;
-  if (parts.size() == 1) {
-    for (const auto& item : split(text, ',')) values.push_back(parse_double(item, option, text));
-    return values;
-  }
-  require(parts.size() == 3,
-          "invalid " + option + " " + text + " (use a:b:step or a comma list of numbers)");
-  const double a = parse_double(parts[0], option, text), b = parse_double(parts[1], option, text),
-               step = parse_double(parts[2], option, text);
-  require(step > 0 && a <= b,
-          "invalid " + option + " " + text + " (a:b:step needs a <= b and step > 0)");
-  // Counted in double: (b - a) / step may exceed any int (or be inf) before the check.
-  const double count = std::floor((b - a) / step + 1e-9);
-  require(count < 10000, "invalid " + option + " " + text + " (more than 10000 values)");
-  for (int i = 0; i <= static_cast<int>(count); ++i) values.push_back(a + i * step);
-  for (std::size_t i = 1; i < values.size(); ++i) {
-    require(values[i] > values[i - 1],
-            "invalid " + option + " " + text + " (step is below the precision of the values)");
-  }
-  return values;
 }
 
 }  // namespace phasesim::cli

@@ -46,4 +46,11 @@ niah::NiahResult run_niah(const NiahPlan& plan, const Parallel& parallel) {
   return niah::niah_result(plan.run(), run_engine(plan, parallel));
 }
 
+Json niah_plan_document(const NiahPlan& plan, const niah::NiahResult& result) {
+  const auto& engine = plan.engine();
+  auto doc = niah::niah_document(plan.run(), engine.name(), engine.paths(plan.run().model), result);
+  doc["warnings"] = plan.warnings();
+  return doc;
+}
+
 }  // namespace phasesim::engines

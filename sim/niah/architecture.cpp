@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/model/coverage.hpp"
 #include "presets.hpp"
 
 namespace phasesim::niah {
@@ -253,6 +254,20 @@ Json kv_cost_json(const KvCost& cost) {
   return {{"entries_per_token", cost.entries_per_token},
           {"full_attention_entries_per_token", cost.full_attention()},
           {"relative_to_full_attention", cost.relative()}};
+}
+
+Json architecture_coverage_document(const std::string& arch, const Architecture& architecture) {
+  auto doc = new_document("coverage");
+  doc["arch"] = arch;
+  doc["architecture"] = architecture_json(architecture);
+  doc["kv_cost"] = kv_cost_json(kv_cost(architecture.geometries()));
+  for (std::size_t h = 0; h < architecture.heads.size(); ++h) {
+    const auto& head = architecture.heads[h];
+    auto& json = doc["architecture"]["heads"][h];
+    json["gate_weights"] = head.gate.weights;
+    json["phases"] = phase_coverage_json(phase_coverage(head.geometry, head.gate));
+  }
+  return doc;
 }
 
 KvCost kv_cost(std::span<const Geometry> geometries) {

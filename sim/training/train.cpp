@@ -137,6 +137,14 @@ void LabSpec::validate() const {
   niah::plan_needles(model.geometry, model.context, groups, prompts);
 }
 
+void LabSpec::check_work(int threads) const {
+  phasesim::check_work("--steps " + std::to_string(steps) + " x --batch " + std::to_string(batch) +
+                           " x --context " + std::to_string(model.context) + " (--heads " +
+                           std::to_string(model.heads) + ", --dim " + std::to_string(model.dim) +
+                           ")",
+                       estimate(), threads);
+}
+
 WorkEstimate LabSpec::estimate() const {
   // Measured with --threads 1 on the 2-core CI machine (W 8, S 4): 8.4 s for 200 steps of
   // 16 contexts of 2048 tokens at --heads 8 --dim 32, 10.4 s at --heads 2 --dim 64, and

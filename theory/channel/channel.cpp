@@ -272,4 +272,18 @@ double single_entry_success(double u, double beta, std::int64_t entries) {
   return success_probability(beta, one, entries);
 }
 
+Json channel_document(double beta, std::span<const double> u, std::int64_t entries) {
+  const double p = success_probability(beta, u, entries);
+  const auto m = static_cast<std::int64_t>(u.size());
+  auto doc = new_document("channel");
+  doc["beta"] = beta;
+  doc["entries"] = entries;
+  doc["u"] = std::vector<double>(u.begin(), u.end());
+  doc["needle_entries"] = m;
+  doc["distractors"] = entries - m;
+  doc["p_success"] = p;
+  doc["chance"] = static_cast<double>(m) / static_cast<double>(entries);
+  return doc;
+}
+
 }  // namespace phasesim::channel

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "phasesim/core/budget.hpp"
+
 namespace phasesim {
 
 std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& gate) {
@@ -24,6 +26,36 @@ std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& 
     phases.push_back(std::move(row));
   }
   return phases;
+}
+
+Json phase_coverage_json(const std::vector<PhaseCoverage>& phases) {
+  Json list = Json::array();
+  for (const auto& p : phases) {
+    list.push_back({{"phase", p.phase},
+                    {"slots", p.slots},
+                    {"multiplicity", p.multiplicity},
+                    {"coverage", p.coverage},
+                    {"best_weight", p.best_weight},
+                    {"best_normalized", p.best_normalized}});
+  }
+  return list;
+}
+
+Gate coverage_gate(const Geometry& geometry, const std::string& spec) {
+  geometry.validate();
+  const double window = geometry.window;
+  check_work("--window " + std::to_string(geometry.window), {7e-7 * window, 64 * window}, 1);
+  return parse_gate(spec, geometry.window);
+}
+
+Json coverage_document(const Geometry& geometry, const Gate& gate) {
+  auto doc = new_document("coverage");
+  doc["window"] = geometry.window;
+  doc["stride"] = geometry.stride;
+  doc["gate"] = gate.spec;
+  doc["gate_weights"] = gate.weights;
+  doc["phases"] = phase_coverage_json(phase_coverage(geometry, gate));
+  return doc;
 }
 
 }  // namespace phasesim

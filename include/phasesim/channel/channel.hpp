@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "phasesim/core/document.hpp"
+
 namespace phasesim::channel {
 
 /// Logit law of one entry that holds the needle: mean + sd * N(0, 1), sd in [0, 1].
@@ -50,6 +52,11 @@ ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
 /// Throws InputError unless beta is finite and >= 0, every u is in [0, 1] and there are
 /// at least as many entries as needle entries. Messages name the CLI options.
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries);
+
+/// The `channel` document: beta, entries, u, needle_entries, distractors, p_success and
+/// chance (m / entries), validated as success_probability does. The CLI prints it and the
+/// Python module returns it.
+Json channel_document(double beta, std::span<const double> u, std::int64_t entries);
 
 /// Success of a needle whose m entries have normalized weights `u` among `entries` in
 /// all (entries - m distractors): the multi-entry integral of MODEL.md section 4.

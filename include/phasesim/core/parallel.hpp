@@ -23,11 +23,14 @@
 #include <limits>
 #include <mutex>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "phasesim/core/bytes.hpp"
+#include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
 
 namespace phasesim {
@@ -43,10 +46,27 @@ struct Parallel {
   /// job: one call at a time, on the rank that ran the item, with counts that only grow there.
   /// Empty: no calls.
   std::function<void(std::int64_t finished)> progress = {};
+  /// Asked between items, on any thread (so it must be cheap and thread-safe): true stops the
+  /// loop, which skips the items not yet started and throws Cancelled once the running ones
+  /// finish. How an embedding program (the Python module) lets Ctrl-C end a run. Empty: never.
+  std::function<bool()> stop = {};
 
   /// The number of threads a loop runs on, never above kMaxThreads (the CLI rejects more).
   int team() const { return std::min(threads > 0 ? threads : omp_get_max_threads(), kMaxThreads); }
 };
+
+/// A loop stopped by Parallel::stop: its results are incomplete, so none are returned.
+class Cancelled : public std::runtime_error {
+ public:
+  Cancelled() : std::runtime_error("cancelled") {}
+};
+
+/// Throws InputError unless 0 <= threads <= kMaxThreads (what --threads and threads= take).
+inline void check_threads(int threads) {
+  require(threads >= 0 && threads <= kMaxThreads,
+          "invalid --threads " + std::to_string(threads) + " (must be in [0, " +
+              std::to_string(kMaxThreads) + "]; 0 uses the OpenMP default)");
+}
 
 namespace detail {
 
@@ -83,10 +103,17 @@ class FirstFailure {
   std::mutex mutex_;
 };
 
-// Runs item i unless a lower item already failed, and records its failure.
+// Runs item i unless a lower item already failed or the loop was stopped, and records its
+// failure. A stop is recorded as the failure of item -1, below every item, so the loop skips
+// all that remain and rethrows Cancelled.
 template <typename State, typename Body>
-void run_item(std::int64_t i, State& state, Body& body, FirstFailure& failure) {
+void run_item(const Parallel& parallel, std::int64_t i, State& state, Body& body,
+              FirstFailure& failure) {
   if (failure.skip(i)) return;
+  if (parallel.stop && parallel.stop()) {
+    failure.record(-1, std::make_exception_ptr(Cancelled()));
+    return;
+  }
   try {
     body(i, state);
   } catch (...) {
@@ -128,7 +155,7 @@ void parallel_for(const Parallel& parallel, std::int64_t count, MakeState make_s
     auto state = make_state();
 #pragma omp for schedule(dynamic, chunk)
     for (std::int64_t i = 0; i < count; ++i) {
-      detail::run_item(i, state, body, failure);
+      detail::run_item(parallel, i, state, body, failure);
       if (progress.wanted()) progress.report([&] { return ++finished; });
     }
   }
@@ -167,7 +194,7 @@ std::vector<Chunk> run_share(const Parallel& parallel, std::int64_t count, MakeS
     for (std::int64_t begin = loop.take(chunk); begin < count; begin = loop.take(chunk)) {
       mine.push_back({begin, std::min(begin + chunk, count)});
       for (std::int64_t i = begin; i < mine.back().end; ++i) {
-        run_item(i, state, body, failure);
+        run_item(parallel, i, state, body, failure);
         if (progress.wanted()) progress.report([&] { return loop.finish_one(); });
       }
     }

@@ -58,4 +58,8 @@ niah::EngineOutput run_engine(const NiahPlan& plan, const Parallel& parallel);
 /// The experiment end to end: the plan's engine, then the report per group.
 niah::NiahResult run_niah(const NiahPlan& plan, const Parallel& parallel);
 
+/// The `niah` document of a plan's result (niah::niah_document with the engine's name and
+/// paths), ending with the plan's "warnings": what the CLI writes and Python returns.
+Json niah_plan_document(const NiahPlan& plan, const niah::NiahResult& result);
+
 }  // namespace phasesim::engines

@@ -1,7 +1,9 @@
 #pragma once
 // How a gate spreads its weight over phases (MODEL.md section 3).
+#include <string>
 #include <vector>
 
+#include "phasesim/core/document.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
 
@@ -19,5 +21,16 @@ struct PhaseCoverage {
 
 /// Coverage of every phase 0..S-1 by one gate; the coverages sum to 1.
 std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& gate);
+
+/// The phases as the `coverage` document lists them: phase, slots, multiplicity, coverage,
+/// best_weight, best_normalized.
+Json phase_coverage_json(const std::vector<PhaseCoverage>& phases);
+
+/// The gate of `coverage --gate SPEC`: validates the geometry, bounds the work (the document
+/// lists every slot: about 0.7 s and 58 MB per million slots) and parses the gate.
+Gate coverage_gate(const Geometry& geometry, const std::string& spec);
+
+/// The `coverage` document of one gate: window, stride, gate, gate_weights, phases.
+Json coverage_document(const Geometry& geometry, const Gate& gate);
 
 }  // namespace phasesim

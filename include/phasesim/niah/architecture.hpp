@@ -78,4 +78,8 @@ Json architecture_json(const Architecture& arch);
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
 Json kv_cost_json(const KvCost& cost);
 
+/// The `coverage --arch ARCH` document: `arch` as the user named it, the architecture with
+/// each head's gate_weights and phases (model/coverage.hpp), and its KV cost.
+Json architecture_coverage_document(const std::string& arch, const Architecture& architecture);
+
 }  // namespace phasesim::niah

@@ -61,6 +61,8 @@ struct LabSpec {
   /// The time and memory of the training (check_work bounds them): steps x batch contexts,
   /// each a forward and backward pass over context x dim embedding values for every head.
   WorkEstimate estimate() const;
+  /// check_work of estimate() on `threads` threads, naming steps x batch x context.
+  void check_work(int threads) const;
   /// sqrt(d) without RMS norm and 1 with it: either way an entry holding the needle with all
   /// its weight on it starts about sqrt(d) standard deviations of a distractor's logit ahead.
   double default_lambda() const;
