@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -238,6 +241,21 @@ std::optional<Stop> parse(CLI::App& app, int argc, char** argv, bool root) {
 
 constexpr int kGo = -1;  // a rank's parse status when its command may run
 
+// A table or JSON that did not reach stdout (a full disk, /dev/full) fails the run, as a
+// --json file that cannot be written does, instead of exiting 0 with the output lost.
+int checked_stdout(const CLI::App& app, int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return status;
+  const int error = errno;  // 0 when the write that failed came earlier
+  Stop{kBadInput, command_path(app),
+       "cannot write to standard output" +
+           (error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string())}
+      .print(std::nullopt);
+  return kBadInput;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -264,7 +282,7 @@ int run(int argc, char** argv) {
   // Every rank runs the command; rank 0 alone prints its table.
   std::ostream nowhere(nullptr);
   try {
-    return action(me.root() ? std::cout : nowhere);
+    return checked_stdout(*app, action(me.root() ? std::cout : nowhere));
   } catch (const JobFailure& e) {  // thrown by every rank at once
     const Stop stop{e.input() ? kBadInput : kInternalError, command_path(*app),
                     (e.input() ? "" : "internal error: ") + std::string(e.what())};

@@ -75,6 +75,10 @@ int run_diversity(const DiversityOptions& options, std::ostream& out) {
     doc["lr"] = options.training.lr;
     doc["init_scale"] = options.training.init_scale;
     doc["train_seed"] = options.training.seed;
+    announce_long_run("diversity",
+                      theorems::training_estimate(options.channel.objective(), options.training,
+                                                  options.train_heads, options.train_runs),
+                      Parallel{}.team(), out);
     if (table_out) out << "\njoint training (each head its own gate, output loss on top):\n";
     const auto channel = options.channel.objective();
     Json training = Json::array();
@@ -98,11 +102,8 @@ void validate(DiversityOptions& options) {
   if (options.train_heads.empty()) return;
   options.channel.stride = options.t3.model.stride;
   options.channel.objective();
-  for (int h : options.train_heads) require_at_least(h, 1, "--train-heads");
-  require_at_least(options.train_runs, 1, "--train-runs");
-  require_at_least(options.training.steps, 1, "--train-steps");
-  require_positive(options.training.lr, "--lr");
-  require_non_negative(options.training.init_scale, "--init-scale");
+  theorems::validate_training(options.channel.objective(), options.training, options.train_heads,
+                              options.train_runs);
 }
 
 }  // namespace

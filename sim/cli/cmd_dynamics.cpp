@@ -60,7 +60,8 @@ void print_runs(const std::vector<theorems::BatchRun>& runs, std::ostream& out) 
 int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
   const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "dynamics", out);
+  const auto parallel = start_run("dynamics", options.dynamics.estimate(objective),
+                                  options.progress, specs.size(), "runs", out);
   const auto batch =
       theorems::run_dynamics_batch(objective, specs, settings(options, objective), parallel);
 

@@ -43,13 +43,9 @@ void print_optimum(const theorems::Objective& objective, const theorems::GateOpt
 
 int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  announce_long_run("optimize", theorems::optimize_estimate(objective, options.search),
-                    Parallel{}.team(), out);
-  const auto ascents = theorems::optimize_ascents(objective, options.search);
-  const auto best =
-      theorems::optimize_gate(objective, options.search,
-                              with_progress({}, options.progress, static_cast<std::size_t>(ascents),
-                                            "ascents", "optimize", out));
+  const auto best = theorems::optimize_gate(
+      objective, options.search,
+      start_optimize("optimize", objective, options.search, options.progress, out));
 
   auto doc = new_document("optimize");
   put_objective(doc, options.objective);
@@ -97,10 +93,7 @@ void add_optimize_command(CLI::App& app, Action& action) {
   cmd->callback([options, &action] {
     const auto objective = options->objective.objective();
     options->search.validate();
-    check_work("--window " + std::to_string(objective.geometry.window) + " with " +
-                   std::to_string(theorems::optimize_ascents(objective, options->search)) +
-                   " ascents",
-               optimize_estimate(objective, options->search), Parallel{}.team());
+    check_optimize_work(objective, options->search);
     action = [options](std::ostream& out) { return run_optimize(*options, out); };
   });
 }

@@ -4,6 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/concentration.hpp"
@@ -24,6 +25,7 @@ struct PhaseDiagramOptions {
   std::string betas = "4:12:1";
   std::vector<std::int64_t> entries{1024, 32768, 1000000};
   theorems::OptimizeSettings search = fewer_restarts();
+  bool progress = false;
   std::string json;
 };
 
@@ -35,14 +37,14 @@ struct Cell {
 
 // Sweeps beta upwards for one N, each optimization warm-started from the previous one.
 std::vector<Cell> sweep(const PhaseDiagramOptions& options, const std::vector<double>& betas,
-                        std::int64_t entries) {
+                        std::int64_t entries, const Parallel& parallel) {
   auto objective = options.objective.objective();
   objective.entries = entries;
   auto search = options.search;
   std::vector<Cell> cells;
   for (double beta : betas) {
     objective.beta = beta;
-    cells.push_back({beta, entries, theorems::optimize_gate(objective, search)});
+    cells.push_back({beta, entries, theorems::optimize_gate(objective, search, parallel)});
     search.warm_starts = {cells.back().optimum.logits};
   }
   return cells;
@@ -62,6 +64,11 @@ Json cell_json(const Cell& c) {
 
 int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
   const auto betas = parse_range(options.betas, "--beta");
+  const auto work = theorems::chained_optimize_work(
+      options.objective.objective(), options.search, static_cast<std::int64_t>(betas.size()),
+      static_cast<std::int64_t>(options.entries.size()));
+  const auto parallel = start_run("phase-diagram", work.estimate, options.progress,
+                                  static_cast<std::size_t>(work.ascents), "ascents", out);
   auto doc = new_document("phase-diagram");
   put_objective(doc, options.objective, false);
   doc["beta"] = betas;
@@ -72,7 +79,7 @@ int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
   for (auto entries : options.entries) {
     const double star = theorems::critical_beta(entries);
     stars.push_back({{"entries", entries}, {"beta_star", star}});
-    for (const auto& c : sweep(options, betas, entries)) {
+    for (const auto& c : sweep(options, betas, entries, parallel)) {
       rows.push_back(cell_json(c));
       table.add_row(
           {std::to_string(entries), fixed(c.beta, 3), std::to_string(c.optimum.summary.k_effective),
@@ -114,18 +121,22 @@ void add_phase_diagram_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   add_search_options(*cmd, options->search,
                      "Random starts per cell besides the equal splits and the warm start");
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     auto objective = options->objective.objective();
     options->search.validate();
     require(!options->entries.empty(), "invalid --entries (give at least one N)");
-    for (double beta : parse_range(options->betas, "--beta")) {
+    const auto betas = parse_range(options->betas, "--beta");
+    for (double beta : betas) {
       objective.beta = beta;
       for (auto n : options->entries) {
         objective.entries = n;
         objective.validate();
       }
     }
+    check_optimize_work(objective, options->search, static_cast<std::int64_t>(betas.size()),
+                        static_cast<std::int64_t>(options->entries.size()));
     action = [options](std::ostream& out) { return run_phase_diagram(*options, out); };
   });
 }

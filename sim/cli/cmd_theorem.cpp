@@ -25,12 +25,16 @@ int finish(Json& doc, const Check& check, const std::string& json, std::ostream&
 struct ConcentrationOptions {
   ObjectiveOptions objective;
   theorems::ConcentrationCheckSettings check;
+  bool progress = false;
   std::string json;
 };
 
 int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
-  const auto check = theorems::check_concentration(objective, options.check, Parallel{});
+  const auto check =
+      theorems::check_concentration(objective, options.check,
+                                    start_optimize("theorem concentration", objective,
+                                                   options.check.search, options.progress, out));
   auto doc = new_document("theorem concentration");
   put_objective(doc, options.objective);
   doc["weights"] = objective.weights();
@@ -41,11 +45,7 @@ int run_concentration(const ConcentrationOptions& options, std::ostream& out) {
 
 struct LockinOptions {
   ObjectiveOptions objective;
-  DynamicsOptions dynamics = [] {  // four runs by default: lock-in is about every init
-    DynamicsOptions options;
-    options.inits = 4;
-    return options;
-  }();
+  DynamicsOptions dynamics{.inits = 4};  // four runs by default: lock-in is about every init
   int reweight_steps = 500;
   bool progress = false;
   std::string json;
@@ -55,7 +55,9 @@ int run_lockin(const LockinOptions& options, std::ostream& out) {
   const auto objective = options.objective.objective();
   const theorems::LockinSettings settings{options.dynamics.settings(), options.reweight_steps};
   const auto specs = options.dynamics.runs(objective.geometry.window);
-  const auto parallel = with_progress({}, options.progress, specs.size(), "runs", "lockin", out);
+  const auto parallel =
+      start_run("theorem lockin", options.dynamics.estimate(objective, options.reweight_steps),
+                options.progress, specs.size(), "runs", out);
   const auto check = theorems::check_lockin(objective, settings, specs, parallel);
   auto doc = new_document("theorem lockin");
   put_objective(doc, options.objective);
@@ -87,10 +89,12 @@ void add_concentration(CLI::App& theorem, Action& action) {
   add_search_options(*cmd, options->check.search, "Random starts of the optimizer");
   cmd->add_option("--threshold", options->check.threshold, "Max weight that counts as concentrated")
       ->capture_default_str();
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
-    options->objective.objective();
+    const auto objective = options->objective.objective();
     options->check.validate();
+    check_optimize_work(objective, options->check.search);
     action = [options](std::ostream& out) { return run_concentration(*options, out); };
   });
 }
@@ -108,8 +112,8 @@ void add_lockin(CLI::App& theorem, Action& action) {
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     const auto objective = options->objective.objective();
-    validate_dynamics_options(options->dynamics, objective);
     require_at_least(options->reweight_steps, 0, "--reweight-steps");
+    validate_dynamics_options(options->dynamics, objective, options->reweight_steps);
     theorems::validate_lockin(objective.geometry,
                               {options->dynamics.settings(), options->reweight_steps});
     action = [options](std::ostream& out) { return run_lockin(*options, out); };

@@ -29,8 +29,8 @@ void add_threads_option(CLI::App& command, int& threads);
 /// Throws InputError unless threads >= 0.
 void check_threads(int threads);
 
-/// Throws InputError unless `path` is empty, "-", or a file a command could write (its
-/// folder exists and is writable): checked before long work, not after it.
+/// Throws InputError unless `path` is empty, "-", or a file a command could write
+/// (core/files.hpp: check_output_file): checked before long work, not after it.
 void check_json_path(const std::string& path);
 
 /// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 
@@ -88,6 +89,23 @@ void put_search(Json& doc, const theorems::OptimizeSettings& search) {
   doc["max_iterations"] = search.max_iterations;
 }
 
+void check_optimize_work(const theorems::Objective& objective,
+                         const theorems::OptimizeSettings& search, std::int64_t links,
+                         std::int64_t chains) {
+  const auto work = theorems::chained_optimize_work(objective, search, links, chains);
+  check_work("--window " + std::to_string(objective.geometry.window) + " with " +
+                 std::to_string(work.ascents) + " ascents",
+             work.estimate, Parallel{}.team());
+}
+
+Parallel start_optimize(const std::string& command, const theorems::Objective& objective,
+                        const theorems::OptimizeSettings& search, bool progress,
+                        const std::ostream& out) {
+  const auto work = theorems::chained_optimize_work(objective, search);
+  return start_run(command, work.estimate, progress, static_cast<std::size_t>(work.ascents),
+                   "ascents", out);
+}
+
 theorems::DynamicsSettings DynamicsOptions::settings() const {
   theorems::DynamicsSettings s;
   s.steps = steps;
@@ -100,6 +118,13 @@ theorems::DynamicsSettings DynamicsOptions::settings() const {
 
 std::vector<theorems::RunSpec> DynamicsOptions::runs(int window) const {
   return theorems::run_specs(init, inits, content_seeds, window);
+}
+
+WorkEstimate DynamicsOptions::estimate(const theorems::Objective& objective,
+                                       int extra_steps) const {
+  const double runs = static_cast<double>(inits) * static_cast<double>(content_seeds.size());
+  return theorems::dynamics_estimate(objective, settings(), runs,
+                                     static_cast<double>(steps) + extra_steps);
 }
 
 void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
@@ -145,10 +170,16 @@ void put_dynamics(Json& doc, const DynamicsOptions& options) {
   doc["inits"] = options.inits;
 }
 
-void validate_dynamics_options(const DynamicsOptions& options,
-                               const theorems::Objective& objective) {
+void validate_dynamics_options(const DynamicsOptions& options, const theorems::Objective& objective,
+                               int extra_steps) {
   require(!options.content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   theorems::validate_dynamics(objective, options.settings());
+  require_at_least(options.inits, 1, "--inits");
+  const auto seeds = options.content_seeds.size();
+  check_work("--inits " + std::to_string(options.inits) +
+                 (seeds > 1 ? " for each of " + std::to_string(seeds) + " content seeds" : "") +
+                 ", " + std::to_string(options.steps + extra_steps) + " steps each",
+             options.estimate(objective, extra_steps), Parallel{}.team());
   options.runs(objective.geometry.window);
 }
 

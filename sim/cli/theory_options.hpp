@@ -41,6 +41,15 @@ void put_objective(Json& doc, const ObjectiveOptions& options, bool point = true
 void add_search_options(CLI::App& command, theorems::OptimizeSettings& search,
                         const std::string& restarts_help);
 void put_search(Json& doc, const theorems::OptimizeSettings& search);
+/// Throws InputError when the optimizations' estimate (theorems::chained_optimize_work) is
+/// beyond the limits of core/budget.hpp.
+void check_optimize_work(const theorems::Objective& objective,
+                         const theorems::OptimizeSettings& search, std::int64_t links = 1,
+                         std::int64_t chains = 1);
+/// The start of one optimization by `command` (progress.hpp: start_run, counting ascents).
+Parallel start_optimize(const std::string& command, const theorems::Objective& objective,
+                        const theorems::OptimizeSettings& search, bool progress,
+                        const std::ostream& out);
 
 /// Options of a batch of dynamics runs: --steps, --lr, --max-logit-step, --update,
 /// --content-noise, --content-seed (one or several), --content-samples, --init, --inits.
@@ -60,15 +69,18 @@ struct DynamicsOptions {
   theorems::DynamicsSettings settings() const;
   /// The runs: --inits inits times every content seed (run_specs).
   std::vector<theorems::RunSpec> runs(int window) const;
+  /// The batch's time and memory, each run `extra_steps` longer than --steps.
+  WorkEstimate estimate(const theorems::Objective& objective, int extra_steps = 0) const;
 };
 
 /// Declares the options above; `inits_help` describes --inits.
 void add_dynamics_options(CLI::App& command, DynamicsOptions& options,
                           const std::string& inits_help);
 void put_dynamics(Json& doc, const DynamicsOptions& options);
-/// Throws InputError on bad dynamics options (for `objective`), the runs' included.
-void validate_dynamics_options(const DynamicsOptions& options,
-                               const theorems::Objective& objective);
+/// Throws InputError on bad dynamics options (for `objective`), the runs' included, and
+/// (before the runs are made) on a batch beyond the limits of core/budget.hpp.
+void validate_dynamics_options(const DynamicsOptions& options, const theorems::Objective& objective,
+                               int extra_steps = 0);
 
 /// The T3 model and head counts: --stride, --heads, --beta-out, --success, --answers.
 struct DiversityModelOptions {

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "presets.hpp"
 
 namespace phasesim::niah {
@@ -213,12 +212,7 @@ Architecture parse_architecture(std::string_view toml, const std::string& file) 
 
 Architecture load_architecture(const std::string& path) {
   if (std::filesystem::exists(path)) {
-    std::ifstream in(path);
-    require(in && std::filesystem::is_regular_file(path),
-            "cannot read --arch " + path + " (not a readable file)");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_architecture(text.str(), path);
+    return parse_architecture(read_input_file(path, "--arch"), path);
   }
   for (const auto& preset : builtin_presets()) {
     if (preset.name == path) return parse_architecture(preset.text, std::string(preset.file));

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/sweep/results_csv.hpp"
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 
 namespace phasesim::sweep {
 namespace {
@@ -76,7 +77,7 @@ SweepSpec read_sweep_file(const std::filesystem::path& path) {
   const auto file = path.string();
   toml::table table;
   try {
-    table = toml::parse_file(file);
+    table = toml::parse(read_input_file(path, "sweep file"), file);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
     throw InputError("invalid sweep file " + file + " (line " + std::to_string(at.line) + ": " +
