@@ -198,3 +198,32 @@ TEST_CASE("every long command is estimated and refused over the limits up front"
   CHECK(big.err == "phasesim coverage: too large: --arch " + (dir / "big.toml").string() +
                        " (4096 heads) needs about 17 GiB of memory (the limit is 4.0 GiB)\n");
 }
+
+TEST_CASE("sweep files: a value listed twice and a positional argument are refused") {
+  const TempDir dir("sweepfile");
+  const auto twice = (dir / "twice.toml").string();
+  std::ofstream(twice) << "command = \"niah\"\n[options]\nprompts = 4\nbeta = [4.0, 4.0]\n";
+  const auto repeated = run_cli("sweep " + twice + " --out " + (dir / "a").string());
+  CHECK(repeated.status == 2);
+  CHECK(repeated.err == "phasesim sweep: invalid sweep file: option 'beta' in " + twice +
+                            " (lists 4 twice: each value once, since each makes its own cells)\n");
+  CHECK(!fs::exists(dir / "a"));
+  const auto table = (dir / "table.toml").string();
+  std::ofstream(table) << "command = \"diagnose\"\n[options]\ntable = \"x.csv\"\n";
+  const auto positional = run_cli("sweep " + table + " --out " + (dir / "b").string());
+  CHECK(positional.status == 2);
+  CHECK(positional.err == "phasesim sweep: invalid sweep file " + table +
+                              " (table is a positional argument of 'diagnose', which a sweep "
+                              "cannot set: run the command once per value)\n");
+}
+
+TEST_CASE("diagnose refuses a context whose chance lies above a phase's accuracy") {
+  const TempDir dir("context");
+  const auto csv = (dir / "t.csv").string();
+  std::ofstream(csv) << "trials,group,successes\n256,1,80\n256,0,179\n256,2,200\n256,3,220\n";
+  check_refused({{"diagnose --context 10 " + csv,
+                  "phasesim diagnose: invalid --context 10 (it gives N = 2 entries and chance "
+                  "0.5000, but phase 1 has accuracy 0.3125, 95% interval [0.2578, 0.3709], below "
+                  "chance: the context was longer)"}});
+  CHECK(run_cli("diagnose --context 4096 " + csv).status == 0);
+}
