@@ -116,9 +116,9 @@ void add_coverage_command(CLI::App& app, Action& action) {
   auto* cmd =
       app.add_subcommand("coverage", "Per-phase slots, multiplicity and coverage of a gate");
   add_geometry_options(*cmd, options->geometry);
-  cmd->add_option("--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
+  cmd->add_option("--gates,--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
       ->capture_default_str();
-  add_arch_option(*cmd, options->arch, {"--window", "--stride", "--gate"});
+  add_arch_option(*cmd, options->arch, {"--window", "--stride", "--gates"});
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     if (!options->arch.empty()) {

@@ -227,3 +227,20 @@ TEST_CASE("diagnose refuses a context whose chance lies above a phase's accuracy
                   "chance: the context was longer)"}});
   CHECK(run_cli("diagnose --context 4096 " + csv).status == 0);
 }
+
+TEST_CASE("one option language: --gates everywhere, numbers read one way, options in place") {
+  CHECK(run_cli("coverage --gates last").status == 0);
+  CHECK(run_cli("coverage --gate last").status == 0);  // the alias
+  CHECK(run_cli("niah --gate last --prompts 4 --context 512").status == 0);
+  check_refused({
+      {"channel --beta ' 5'", "phasesim channel: invalid --beta ' 5' (must be a number)"},
+      {"channel --beta 0x1p3", "phasesim channel: invalid --beta '0x1p3' (must be a number)"},
+      {"niah --prompts ' 5'", "phasesim niah: invalid --prompts ' 5' (must be an integer)"},
+      {"niah --prompts 0x10", "phasesim niah: invalid --prompts '0x10' (must be an integer)"},
+      {"niah --prompts 99999999999999999999",
+       "phasesim niah: invalid --prompts '99999999999999999999' (out of range for this option)"},
+      {"--threads 2 niah",
+       "phasesim: option --threads comes before the command: options go after it, as in "
+       "'phasesim niah --threads ...'"},
+  });
+}
