@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -243,4 +244,12 @@ TEST_CASE("one option language: --gates everywhere, numbers read one way, option
        "phasesim: option --threads comes before the command: options go after it, as in "
        "'phasesim niah --threads ...'"},
   });
+}
+
+TEST_CASE("optimize names the optimum's own slot as the best one-hot when all one-hots tie") {
+  const auto doc = phasesim::test::run_json("optimize --model linear");
+  const auto& gate = doc["gate"];
+  const auto heaviest = std::max_element(gate.begin(), gate.end()) - gate.begin();
+  CHECK(doc["onehot_slot"] == heaviest);
+  CHECK(doc["onehot_objective"].get<double>() >= doc["objective"].get<double>() - 1e-9);
 }

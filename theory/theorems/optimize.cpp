@@ -148,14 +148,17 @@ void OptimizeSettings::validate() const {
   require_at_least(max_iterations, 1, "--max-iterations");
 }
 
-std::pair<int, double> best_onehot(const Objective& objective) {
-  std::pair<int, double> best{0, -1.0};
+std::pair<int, double> best_onehot(const Objective& objective, int preferred) {
   const auto window = static_cast<std::size_t>(objective.geometry.window);
-  for (std::size_t s = 0; s < window; ++s) {
+  const auto value_at = [&](std::size_t s) {
     std::vector<double> g(window, 0.0);
     g[s] = 1;
-    const double value = evaluate_weights(objective, g).value;
-    if (value > best.second) best = {static_cast<int>(s), value};
+    return evaluate_weights(objective, g).value;
+  };
+  std::pair<int, double> best{preferred, value_at(static_cast<std::size_t>(preferred))};
+  for (std::size_t s = 0; s < window; ++s) {
+    const double value = value_at(s);
+    if (value > best.second * (1 + 1e-12)) best = {static_cast<int>(s), value};
   }
   return best;
 }
@@ -231,7 +234,8 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
   optimum.per_phase = winner.at.per_phase;
   optimum.summary = summarize_gate(optimum.gate);
   optimum.k_star_predicted = equal_split_law(objective).k_star;
-  std::tie(optimum.onehot_slot, optimum.onehot_objective) = best_onehot(objective);
+  std::tie(optimum.onehot_slot, optimum.onehot_objective) =
+      best_onehot(objective, optimum.summary.argmax);
   return optimum;
 }
 
