@@ -115,7 +115,8 @@ void refuse_unreadable_values(CLI::App& app) {
         [name, allowed, type, rule](std::string& value) {
           require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
           const auto read = rule.empty() ? std::errc() : reads_as(type, value);
-          require(read != std::errc::result_out_of_range,
+          // UINT's rule names its range already.
+          require(read != std::errc::result_out_of_range || type == "UINT",
                   "invalid " + name + " '" + value + "' (out of range for this option)");
           require(read == std::errc(),
                   "invalid " + name + " '" + value + "' (must be " + rule + ")");
