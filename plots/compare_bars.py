@@ -4,6 +4,7 @@ one series per architecture (its label), with 95% intervals for Monte Carlo resu
 
 Example: plots/compare_bars.py compare.json --select trained,diverse,offsets --out fig/bars
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import fail, load_json, parser, percent_with_errors, plt, save

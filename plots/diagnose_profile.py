@@ -6,6 +6,7 @@ mean, dashed). The title is the period test's verdict.
 
 Example: plots/diagnose_profile.py v4_diagnosis.json --out fig/v4_diagnosis
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import textwrap
 
 import numpy as np

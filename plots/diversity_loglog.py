@@ -5,6 +5,7 @@ fitted slope; and the expected number of blind phases on a second axis.
 
 Example: plots/diversity_loglog.py div.json --out fig/t3
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import load_json, parser, plt, save

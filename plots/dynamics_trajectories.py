@@ -5,6 +5,7 @@ the initial argmax taking all the weight and keeping it.
 
 Example: plots/dynamics_trajectories.py dyn.json --out fig/lockin
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import load_json, parser, plt, save

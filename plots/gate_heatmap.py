@@ -5,6 +5,7 @@ the slots of a blind phase (no head's heaviest slot) are hatched and named.
 
 Example: plots/gate_heatmap.py niah.json --out fig/gates   (a niah or coverage result)
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 from matplotlib.patches import Rectangle
 

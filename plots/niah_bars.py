@@ -5,6 +5,7 @@ results.csv gives one series per cell.
 
 Example: plots/niah_bars.py v4.json full.json --label "W8/S4" --label "full attention" --out fig/bars
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import (load_json, niah_docs_from_csv, parser, percent_with_errors, plt, save,

@@ -4,6 +4,7 @@ so a period-S oscillation shows up as S lobes and a flat control as a circle.
 
 Example: plots/phase_clock.py v4.json --out fig/clock
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import load_json, parser, plt, save

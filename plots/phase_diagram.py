@@ -5,6 +5,7 @@ equal-split law k* and the critical beta*(N) of the linear model marked.
 
 Example: plots/phase_diagram.py pd.json --out fig/phase_diagram
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 from collections import defaultdict
 
 from plotting import load_json, parser, plt, save

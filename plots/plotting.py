@@ -1,5 +1,6 @@
 """Shared helpers for the phasesim plot scripts: headless rendering, loading results,
 and writing each figure as PNG and SVG."""
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import argparse
 import csv
 import json

@@ -5,6 +5,7 @@ Example: plots/sweep_heatmap.py out/results.csv --x beta --y entries --value p_s
 Rows of the CSV that share (x, y) are averaged (for example the groups of a niah cell),
 unless --where NAME=VALUE filters them first.
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import as_number, fail, load_csv, parser, plt, same_value, save

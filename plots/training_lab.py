@@ -6,6 +6,7 @@ the init scale, one line per batch size.
 
 Example: plots/training_lab.py out/summary.json --out fig/lab
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import fail, load_json, parser, plt, save

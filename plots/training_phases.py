@@ -6,6 +6,7 @@ as one reader (they pool the same tokens and see the same query).
 
 Example: plots/training_phases.py train.json --out fig/phases
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import numpy as np
 
 from plotting import load_json, parser, percent_with_errors, plt, save

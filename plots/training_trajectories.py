@@ -5,6 +5,7 @@ shows as one slot taking the weight; lock-in as that slot being the initial argm
 
 Example: plots/training_trajectories.py train.json --out fig/trajectories
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 import math
 
 import numpy as np

@@ -6,6 +6,7 @@ experiments/mitigations' draws): one series per input file, each point labelled;
 
 Example: plots/worst_vs_cost.py w8s8.json w8s4.json --label W8/S8 --label W8/S4 --out fig/cost
 """
+import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 from collections import defaultdict
 
 import numpy as np

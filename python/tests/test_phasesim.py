@@ -52,7 +52,7 @@ def assert_same(result, document):
 CASES = [
     (phasesim.channel, dict(beta=3.5, entries=1000, u=[0.6, 0.8]),
      "channel --beta 3.5 --entries 1000 --u 0.6,0.8"),
-    (phasesim.coverage, dict(window=12, stride=4, gate="random:3:0.5"),
+    (phasesim.coverage, dict(window=12, stride=4, gates="random:3:0.5"),
      "coverage --window 12 --stride 4 --gate random:3:0.5"),
     (phasesim.coverage, dict(arch="v4-hca"), "coverage --arch v4-hca"),
     (phasesim.niah, dict(window=8, stride=4, gates="last", beta=4.0, prompts=64, seed=1),
@@ -128,7 +128,7 @@ def test_numeric_vectors_and_matrices_are_numpy_arrays():
     gates = t["gates"] if "gates" in t else None
     matrices = [v for v in _values(t) if isinstance(v, np.ndarray) and v.ndim == 2]
     assert matrices, "the trained gates are a heads x slots matrix"
-    c = phasesim.coverage(window=8, stride=4, gate="last")
+    c = phasesim.coverage(window=8, stride=4, gates="last")
     assert c["gate_weights"].dtype == np.float64 and c["phases"][0]["slots"].dtype == np.int64
     del gates
 
@@ -196,7 +196,7 @@ REFUSALS = [
     (phasesim.theorem_diversity, dict(heads=[1024, 512]), "theorem diversity --heads 1024,512"),
     (phasesim.theorem_diversity, dict(stride=1), "theorem diversity --stride 1"),
     (phasesim.niah, dict(gates="random:1:2:3"), "niah --gates random:1:2:3"),
-    (phasesim.coverage, dict(gate="last;uniform"), "coverage --gate last;uniform"),
+    (phasesim.coverage, dict(gates="last;uniform"), "coverage --gates last;uniform"),
     (phasesim.niah, dict(seed=-1), "niah --seed -1"),
     (phasesim.niah, dict(seed=99999999999999999999999), "niah --seed 99999999999999999999999"),
     (phasesim.diversity, dict(heads=[4], train_heads=[0]), "diversity --heads 4 --train-heads 0"),

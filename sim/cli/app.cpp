@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -38,6 +41,14 @@ std::string command_names(CLI::App& app) {
   return names;
 }
 
+bool has_command(const CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
 // "unknown command 'theorem x' (theorem commands: a, b, ...)" when a word where a command is
 // due names none, "missing command ..." when none is given; empty when the words are fine.
 std::string unknown_command(CLI::App& app, int argc, char** argv) {
@@ -48,6 +59,13 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
     const std::string word = i < argc ? argv[i] : "";
     if (word == "--help" || word == "-h" || word == "--version") return {};
     if (word.empty() || word[0] == '-') {
+      // `phasesim --threads 2 niah`: the command is there, after an option meant for it.
+      for (int later = i + 1; !word.empty() && later < argc; ++later) {
+        if (!has_command(*at, argv[later])) continue;
+        return "option " + word + " comes before the command: options go after it, as in '" +
+               (path.empty() ? "phasesim " : "phasesim " + path + " ") + argv[later] + " " + word +
+               " ...'";
+      }
       return "missing command" + (path.empty() ? "" : " after '" + path + "'") + " (" + kind + ")";
     }
     path += (path.empty() ? "" : " ") + word;
@@ -68,19 +86,20 @@ std::string number_rule(const std::string& type) {
   return "";
 }
 
-// Whether `value` reads as a number of that type: whole numbers in decimal, within 64 bits
-// (CLI11 itself reads "-1" as 2^64 - 1 and 10^23 as 2^64 - 1 for an unsigned option).
-bool reads_as(const std::string& type, const std::string& value) {
+// How `value` reads as a number of that type, one way for every option (std::from_chars):
+// decimal only, no spaces, no sign '+', no hexadecimal; whole numbers within 64 bits (CLI11
+// itself reads "-1" as 2^64 - 1 and 10^23 as 2^64 - 1 for an unsigned option, and " 5" or
+// "0x1p3" as numbers for a real one but not for an integer one).
+std::errc reads_as(const std::string& type, const std::string& value) {
   const auto* end = value.data() + value.size();
-  const auto whole = [&](auto number) {
+  const auto as = [&](auto number) {
     const auto [at, error] = std::from_chars(value.data(), end, number);
-    return error == std::errc() && at == end;
+    return error != std::errc() ? error : at == end ? std::errc() : std::errc::invalid_argument;
   };
-  double number = 0;
-  if (type == "UINT") return whole(std::uint64_t{});
-  if (type == "INT") return whole(std::int64_t{});
-  if (type == "FLOAT") return CLI::detail::lexical_cast(value, number);
-  return true;
+  if (type == "UINT") return as(std::uint64_t{});
+  if (type == "INT") return as(std::int64_t{});
+  if (type == "FLOAT") return as(double{});
+  return std::errc();
 }
 
 // An empty value ('' in the shell, "1,,2" in a list) would read as 0, as no file or as a
@@ -96,7 +115,11 @@ void refuse_unreadable_values(CLI::App& app) {
     option->check(CLI::Validator(
         [name, allowed, type, rule](std::string& value) {
           require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
-          require(rule.empty() || reads_as(type, value),
+          const auto read = rule.empty() ? std::errc() : reads_as(type, value);
+          // UINT's rule names its range already.
+          require(read != std::errc::result_out_of_range || type == "UINT",
+                  "invalid " + name + " '" + value + "' (out of range for this option)");
+          require(read == std::errc(),
                   "invalid " + name + " '" + value + "' (must be " + rule + ")");
           return std::string();
         },
@@ -243,6 +266,21 @@ std::optional<Stop> parse(CLI::App& app, int argc, char** argv, bool root) {
 
 constexpr int kGo = -1;  // a rank's parse status when its command may run
 
+// A table or JSON that did not reach stdout (a full disk, /dev/full) fails the run, as a
+// --json file that cannot be written does, instead of exiting 0 with the output lost.
+int checked_stdout(const CLI::App& app, int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) return status;
+  const int error = errno;  // 0 when the write that failed came earlier
+  Stop{kBadInput, command_path(app),
+       "cannot write to standard output" +
+           (error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string())}
+      .print(std::nullopt);
+  return kBadInput;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -270,7 +308,7 @@ int run(int argc, char** argv) {
   // Every rank runs the command; rank 0 alone prints its table.
   std::ostream nowhere(nullptr);
   try {
-    return action(me.root() ? std::cout : nowhere);
+    return checked_stdout(*app, action(me.root() ? std::cout : nowhere));
   } catch (const JobFailure& e) {  // thrown by every rank at once
     const Stop stop{e.input() ? kBadInput : kInternalError, command_path(*app),
                     (e.input() ? "" : "internal error: ") + std::string(e.what())};

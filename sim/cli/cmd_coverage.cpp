@@ -38,6 +38,7 @@ void print_coverage_table(const Json& phases, std::ostream& out) {
 // Every head's coverage, the architecture and its KV cost.
 int run_architecture_coverage(const CoverageOptions& options, const niah::Architecture& arch,
                               std::ostream& out) {
+  announce_long_run("coverage", niah::architecture_coverage_work(arch), 1, out);
   const auto doc = niah::architecture_coverage_document(options.arch, arch);
   if (wants_table(options.json)) {
     const auto cost = niah::kv_cost(arch.geometries());
@@ -75,14 +76,14 @@ void add_coverage_command(CLI::App& app, Action& action) {
   auto* cmd =
       app.add_subcommand("coverage", "Per-phase slots, multiplicity and coverage of a gate");
   add_geometry_options(*cmd, options->geometry);
-  cmd->add_option("--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
+  cmd->add_option("--gates,--gate", options->gate, std::string("Gate: ") + kGateFormsHelp)
       ->capture_default_str();
-  add_arch_option(*cmd, options->arch, {"--window", "--stride", "--gate"});
+  add_arch_option(*cmd, options->arch, {"--window", "--stride", "--gates"});
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     if (!options->arch.empty()) {
-      // Bounded by the parser: at most 2^26 slots in all, 4 GiB of table (see below).
       auto arch = niah::load_architecture(options->arch);
+      niah::check_coverage_work(options->arch, arch);
       action = [options, arch](std::ostream& out) {
         return run_architecture_coverage(*options, arch, out);
       };

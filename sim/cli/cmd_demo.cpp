@@ -16,6 +16,7 @@
 #include "cli/command.hpp"
 #include "cli/demo_tour.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 
 namespace phasesim::cli {
@@ -82,10 +83,15 @@ void render_figures(const fs::path& dir, std::ostream& out) {
       << list;
 }
 
-// The teaching page (web/), when scripts/build-web.sh has built it: its files into DIR/web/.
+// Whether scripts/build-web.sh has built the teaching page (web/).
+bool web_page_built() {
+  return fs::is_regular_file(fs::path(PHASESIM_WEB_BUILD_DIR) / "phasesim-wasm.js");
+}
+
+// The teaching page, when built: its files into DIR/web/.
 void copy_web_page(const fs::path& dir, std::ostream& out) {
   const fs::path built = PHASESIM_WEB_BUILD_DIR;
-  if (!fs::is_regular_file(built / "phasesim-wasm.js")) {
+  if (!web_page_built()) {
     out << "\nthe model live in a browser: run scripts/build-web.sh (it needs emscripten), then "
            "phasesim demo again\n";
     return;
@@ -101,12 +107,27 @@ void copy_web_page(const fs::path& dir, std::ostream& out) {
       << "\n";
 }
 
+// Makes the folders the tour writes into and checks every file of it, before the first step:
+// a file where the figures folder goes would otherwise fail after the whole tour.
+void prepare_folders(const DemoOptions& options) {
+  const fs::path dir = options.out;
+  std::vector<fs::path> folders{dir};
+  if (options.figures) folders.push_back(dir / "figures");
+  if (web_page_built()) folders.push_back(dir / "web");
+  for (const auto& folder : folders) {
+    std::error_code error;
+    fs::create_directories(folder, error);
+    require(fs::is_directory(folder),
+            "invalid --out " + options.out + " (" + folder.string() +
+                (fs::exists(folder) ? " exists and is not a folder)"
+                                    : " cannot be created: " + error.message() + ")"));
+  }
+  for (const auto& step : demo_steps()) check_output_file(dir / step.json);
+}
+
 int run_demo(const DemoOptions& options, std::ostream& out) {
   const fs::path dir = options.out;
-  std::error_code error;
-  fs::create_directories(dir, error);
-  require(!error && fs::is_directory(dir),
-          "invalid --out " + options.out + " (cannot create that directory)");
+  prepare_folders(options);
   out << "phasesim demo: how compressing a KV cache makes retrieval depend on a token's\n"
          "position, in four steps: the geometry, one model, the three theorems, many heads.\n";
   for (const auto& step : demo_steps()) run_step(step, dir, out);

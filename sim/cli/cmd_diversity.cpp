@@ -46,6 +46,7 @@ void print_rows(const theorems::DiversityCommand& command,
 }
 
 int run_diversity(const DiversityOptions& options, std::ostream& out) {
+  announce_long_run("diversity", options.command.training_estimate(), Parallel{}.team(), out);
   const auto result = options.command.run(Parallel{});
   if (wants_table(options.json)) print_rows(options.command, result, out);
   write_json(options.json, options.command.document(result));

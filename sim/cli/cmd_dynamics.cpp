@@ -46,7 +46,7 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
   const auto objective = command.objective.objective();
   const auto runs = command.dynamics.runs(objective.geometry.window).size();
   const auto batch =
-      command.run(with_progress({}, options.progress, runs, "runs", "dynamics", out));
+      command.run(start_run("dynamics", command.estimate(), options.progress, runs, "runs", out));
   if (wants_table(options.json)) {
     const auto& d = command.dynamics;
     out << "dynamics, W=" << objective.geometry.window << " S=" << objective.geometry.stride

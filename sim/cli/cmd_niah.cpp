@@ -57,7 +57,7 @@ void add_options(CLI::App& cmd, NiahOptions& o, const engines::EngineRegistry& r
   add_geometry_options(cmd, o.run.spec.geometry);
   o.heads_given = cmd.add_option("--heads", o.heads, "Heads H (replicates a single --gates spec)")
                       ->capture_default_str();
-  cmd.add_option("--gates", o.run.spec.gates,
+  cmd.add_option("--gates,--gate", o.run.spec.gates,
                  std::string("Gate per head, ';'-separated, or @file.json: ") + kGateFormsHelp)
       ->capture_default_str();
   add_arch_option(cmd, o.arch, {"--window", "--stride", "--heads", "--gates"});

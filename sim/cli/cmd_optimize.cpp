@@ -42,11 +42,9 @@ void print_optimum(const theorems::Objective& objective, const theorems::GateOpt
 int run_optimize(const OptimizeOptions& options, std::ostream& out) {
   const auto& command = options.command;
   const auto objective = command.objective.objective();
-  announce_long_run("optimize", theorems::optimize_estimate(objective, command.search),
-                    Parallel{}.team(), out);
-  const auto ascents = theorems::optimize_ascents(objective, command.search);
-  const auto best = command.run(with_progress(
-      {}, options.progress, static_cast<std::size_t>(ascents), "ascents", "optimize", out));
+  const auto work = command.work();
+  const auto best = command.run(start_run("optimize", work.estimate, options.progress,
+                                          static_cast<std::size_t>(work.ascents), "ascents", out));
   if (wants_table(options.json)) {
     out << "optimal gate, W=" << objective.geometry.window << " S=" << objective.geometry.stride
         << " beta=" << objective.beta << " N=" << objective.entries << " ("

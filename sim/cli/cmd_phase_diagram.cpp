@@ -4,6 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/theory_options.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/concentration.hpp"
@@ -14,12 +15,15 @@ namespace {
 
 struct PhaseDiagramOptions {
   theorems::PhaseDiagramCommand command;
+  bool progress = false;
   std::string json;
 };
 
 int run_phase_diagram(const PhaseDiagramOptions& options, std::ostream& out) {
   const auto& command = options.command;
-  const auto cells = command.run(Parallel{});
+  const auto work = command.work();
+  const auto cells = command.run(start_run("phase-diagram", work.estimate, options.progress,
+                                           static_cast<std::size_t>(work.ascents), "ascents", out));
   const auto doc = command.document(cells);
   if (wants_table(options.json)) {
     Table table({"N", "beta", "k_optimal", "k*_law", "max_weight", "J", "one-hot J"});
@@ -62,6 +66,7 @@ void add_phase_diagram_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   add_search_options(*cmd, command.search,
                      "Random starts per cell besides the equal splits and the warm start");
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     options->command.validate();

@@ -31,13 +31,23 @@ struct TheoremOptions {
 
 int run_lockin(const TheoremOptions<theorems::LockinCommand>& options, std::ostream& out) {
   const auto& command = options.command;
-  const auto parallel =
-      with_progress({}, options.progress, command.runs().size(), "runs", "lockin", out);
+  const auto parallel = start_run("theorem lockin", command.estimate(), options.progress,
+                                  command.runs().size(), "runs", out);
   const auto check = command.run(parallel);
   return finish(command.document(check), check, options.json, out);
 }
 
-// The check's table and document, for the checks without progress.
+int run_concentration(const TheoremOptions<theorems::ConcentrationCommand>& options,
+                      std::ostream& out) {
+  const auto& command = options.command;
+  const auto work = command.work();
+  const auto check =
+      command.run(start_run("theorem concentration", work.estimate, options.progress,
+                            static_cast<std::size_t>(work.ascents), "ascents", out));
+  return finish(command.document(check), check, options.json, out);
+}
+
+// The check's table and document, for the check without progress (diversity: exact sums).
 template <typename Command>
 int run_check(const TheoremOptions<Command>& options, std::ostream& out) {
   const auto check = options.command.run(Parallel{});
@@ -54,10 +64,11 @@ void add_concentration(CLI::App& theorem, Action& action) {
   add_search_options(*cmd, command.check.search, "Random starts of the optimizer");
   cmd->add_option("--threshold", command.check.threshold, "Max weight that counts as concentrated")
       ->capture_default_str();
+  add_progress_option(*cmd, options->progress);
   add_json_option(*cmd, options->json);
   cmd->callback([options, &action] {
     options->command.validate();
-    action = [options](std::ostream& out) { return run_check(*options, out); };
+    action = [options](std::ostream& out) { return run_concentration(*options, out); };
   });
 }
 

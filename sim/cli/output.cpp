@@ -1,15 +1,13 @@
 #include "cli/output.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 
-#include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/niah/architecture.hpp"
@@ -44,15 +42,7 @@ void add_threads_option(CLI::App& command, int& threads) {
 }
 
 void check_json_path(const std::string& path) {
-  if (path.empty() || path == "-") return;
-  const std::filesystem::path file(path);
-  const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  std::error_code error;
-  const char* problem = !std::filesystem::is_directory(folder, error) ? "No such file or directory"
-                        : ::access(folder.c_str(), W_OK) != 0         ? "Permission denied"
-                        : std::filesystem::is_directory(file, error)  ? "Is a directory"
-                                                                      : nullptr;
-  if (problem) throw InputError("cannot write '" + path + "' (" + problem + ")");
+  if (!path.empty() && path != "-") check_output_file(path);
 }
 
 void write_json(const std::string& path, const Json& document) {

@@ -26,8 +26,8 @@ void add_arch_option(CLI::App& command, std::string& path,
 /// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
 void add_threads_option(CLI::App& command, int& threads);
 
-/// Throws InputError unless `path` is empty, "-", or a file a command could write (its
-/// folder exists and is writable): checked before long work, not after it.
+/// Throws InputError unless `path` is empty, "-", or a file a command could write
+/// (core/files.hpp: check_output_file): checked before long work, not after it.
 void check_json_path(const std::string& path);
 
 /// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an

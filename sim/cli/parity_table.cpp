@@ -107,7 +107,8 @@ struct ParityOptions {
 void add_parity_options(CLI::App& cmd, ParityOptions& o) {
   auto& s = o.spec;
   add_geometry_options(cmd, s.geometry);
-  cmd.add_option("--gate", s.gates, "Gate spec, replicated over the heads")->capture_default_str();
+  cmd.add_option("--gates,--gate", s.gates, "Gate spec, replicated over the heads")
+      ->capture_default_str();
   cmd.add_option("--heads", *s.heads, "Heads H")->capture_default_str();
   cmd.add_option("--dim", *s.dim, "Key dimension d")->capture_default_str();
   cmd.add_option("--query-noise", s.query_noise, "Query noise sigma_q")->capture_default_str();

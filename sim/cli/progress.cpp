@@ -9,6 +9,7 @@
 #include <memory>
 #include <ostream>
 
+#include "cli/output.hpp"
 #include "phasesim/core/job.hpp"
 
 namespace phasesim::cli {
@@ -85,6 +86,13 @@ Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const 
     loops->last = ran;
     progress->finished(static_cast<std::size_t>(loops->before + ran));
   };
+  return parallel;
+}
+
+Parallel start_run(const std::string& command, const WorkEstimate& estimate, bool wanted,
+                   std::size_t total, const std::string& unit, const std::ostream& out) {
+  const auto parallel = with_progress({}, wanted, total, unit, command, out);
+  announce_long_run(command, estimate, parallel.team(), out);
   return parallel;
 }
 

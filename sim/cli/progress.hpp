@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/parallel.hpp"
 
 namespace phasesim::cli {
@@ -54,5 +55,10 @@ void add_progress_option(CLI::App& command, bool& progress);
 /// is a null sink: the sweep shows its own progress).
 Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const std::string& unit,
                        const std::string& label, const std::ostream& out);
+
+/// The start of a long run of `command` on the default threads: the note when it is estimated
+/// to be long (output.hpp: announce_long_run), then with_progress({}, ...).
+Parallel start_run(const std::string& command, const WorkEstimate& estimate, bool wanted,
+                   std::size_t total, const std::string& unit, const std::ostream& out);
 
 }  // namespace phasesim::cli

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "cli/progress.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 

@@ -252,6 +252,18 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
                                      " (too short to hold a needle's entries and a distractor)");
   }
   d.profile = phase_profile(table, d.phases, class_chance(m, d.phases, d.entries, a.heads));
+  // Retrieval never falls below chance: a phase far under it (deviance 30, p < 1e-7; a blind
+  // phase of a true context lands below its 95% interval 2.5% of the time) says the context,
+  // through the entries N that set chance, cannot be the one that made the table.
+  for (const auto& p : d.profile.phases) {
+    require(
+        p.accuracy >= p.chance || stats::binomial_deviance(p.successes, p.trials, p.chance) < 30,
+        "invalid --context " + std::to_string(a.context) + " (it gives N = " +
+            std::to_string(d.entries) + " entries and chance " + format_fixed(p.chance, 4) +
+            ", but phase " + std::to_string(p.phase) + " has accuracy " +
+            format_fixed(p.accuracy, 4) + ", 95% interval [" + format_fixed(p.ci_low, 4) + ", " +
+            format_fixed(p.ci_high, 4) + "], below chance: the context was longer)");
+  }
   add_fits(a, m, d, parallel);
   const int power_period = d.period.period.value_or(d.phases > 1 ? d.phases : table.size());
   d.power = power_analysis(table, power_period, spec.period.alpha);

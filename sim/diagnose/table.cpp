@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 
 namespace phasesim::diagnose {
 namespace {
@@ -241,16 +241,7 @@ CountTable parse_niah_table(std::string_view text, const std::string& name) {
 }
 
 CountTable read_table(const std::filesystem::path& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    throw InputError("cannot read table '" + path.string() + "' (" +
-                     (std::filesystem::exists(path, error) ? "not a file" : "no such file") + ")");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read table '" + path.string() + "' (permission denied)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(path, "table");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     return parse_niah_table(text, path.string());

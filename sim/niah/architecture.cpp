@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/coverage.hpp"
+#include "phasesim/core/files.hpp"
 #include "presets.hpp"
 
 namespace phasesim::niah {
@@ -214,12 +213,7 @@ Architecture parse_architecture(std::string_view toml, const std::string& file) 
 
 Architecture load_architecture(const std::string& path) {
   if (std::filesystem::exists(path)) {
-    std::ifstream in(path);
-    require(in && std::filesystem::is_regular_file(path),
-            "cannot read --arch " + path + " (not a readable file)");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_architecture(text.str(), path);
+    return parse_architecture(read_input_file(path, "--arch"), path);
   }
   for (const auto& preset : builtin_presets()) {
     if (preset.name == path) return parse_architecture(preset.text, std::string(preset.file));
@@ -254,6 +248,18 @@ Json kv_cost_json(const KvCost& cost) {
   return {{"entries_per_token", cost.entries_per_token},
           {"full_attention_entries_per_token", cost.full_attention()},
           {"relative_to_full_attention", cost.relative()}};
+}
+
+WorkEstimate architecture_coverage_work(const Architecture& architecture) {
+  WorkEstimate work;
+  for (const auto& head : architecture.heads) work += coverage_work(head.geometry);
+  return work;
+}
+
+void check_coverage_work(const std::string& arch, const Architecture& architecture) {
+  const auto heads = architecture.heads.size();
+  check_work("--arch " + arch + " (" + std::to_string(heads) + (heads == 1 ? " head)" : " heads)"),
+             architecture_coverage_work(architecture), 1);
 }
 
 Json architecture_coverage_document(const std::string& arch, const Architecture& architecture) {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/sweep/results_csv.hpp"
 
@@ -107,6 +107,13 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
           "invalid sweep file " + file.string() + " (command '" + words_text(plan.spec.command) +
               "' writes no JSON document, so its cells would have no results; sweep a command "
               "with --json)");
+  for (const auto& axis : plan.spec.options) {  // a positional: `diagnose TABLE`, `compare A B`
+    require(command.has_option(plan.spec.command, "--" + axis.name) ||
+                !command.has_option(plan.spec.command, axis.name),
+            "invalid sweep file " + file.string() + " (" + axis.name + " is a positional " +
+                "argument of '" + words_text(plan.spec.command) +
+                "', which a sweep cannot set: run the command once per value)");
+  }
   const bool fixed_seed = std::any_of(plan.spec.options.begin(), plan.spec.options.end(),
                                       [](const SweepAxis& a) { return a.name == "seed"; });
   const bool seeded = !fixed_seed && command.has_option(plan.spec.command, "--seed");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 
 namespace phasesim::sweep {
 namespace {
@@ -63,7 +64,14 @@ SweepAxis read_axis(const std::string& key, const toml::node& node, const std::s
   SweepAxis axis{option_name(key), {}};
   if (const auto* list = node.as_array()) {
     require(!list->empty(), "invalid sweep file: " + where + " (a list needs at least one value)");
-    for (const auto& item : *list) axis.values.push_back(value_text(item, where));
+    for (const auto& item : *list) {
+      auto value = value_text(item, where);
+      // Two cells of one ID would run twice and repeat their rows in results.csv.
+      require(std::find(axis.values.begin(), axis.values.end(), value) == axis.values.end(),
+              "invalid sweep file: " + where + " (lists " + value +
+                  " twice: each value once, since each makes its own cells)");
+      axis.values.push_back(std::move(value));
+    }
   } else {
     axis.values.push_back(value_text(node, where));
   }
@@ -76,7 +84,7 @@ SweepSpec read_sweep_file(const std::filesystem::path& path) {
   const auto file = path.string();
   toml::table table;
   try {
-    table = toml::parse_file(file);
+    table = toml::parse(read_input_file(path, "sweep file"), file);
   } catch (const toml::parse_error& e) {
     const auto& at = e.source().begin;
     throw InputError("invalid sweep file " + file + " (line " + std::to_string(at.line) + ": " +

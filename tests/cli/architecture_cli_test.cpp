@@ -243,6 +243,6 @@ TEST_CASE("architecture input refused: exact message, exit status 2, no output f
   };
   phasesim::test::check_refused(compare, "compare");
   phasesim::test::check_refused({{"--arch " + files.base + " --gate last",
-                                  "--gate excludes --arch (see 'phasesim coverage --help')"}},
+                                  "--gates excludes --arch (see 'phasesim coverage --help')"}},
                                 "coverage");
 }

@@ -84,7 +84,7 @@ TEST_CASE("bad gates say what is wrong and what is allowed") {
                        "non-negative integer)",
                        InputError);
   CHECK_THROWS_WITH_AS(parse_gates("@/nonexistent/gates.json", 2),
-                       "cannot read gate file '/nonexistent/gates.json' (no such readable file)",
+                       "cannot read gate file '/nonexistent/gates.json' (no such file)",
                        InputError);
 }
 

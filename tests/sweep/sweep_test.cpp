@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "phasesim/core/atomic_file.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/sweep/results_csv.hpp"
 #include "phasesim/sweep/run.hpp"

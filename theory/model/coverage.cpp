@@ -41,10 +41,16 @@ Json phase_coverage_json(const std::vector<PhaseCoverage>& phases) {
   return list;
 }
 
+WorkEstimate coverage_work(const Geometry& geometry) {
+  // Measured: 0.7 s and 58 MB per million slots (W = 10^6, S = 4), and 13 us and 1 KB per
+  // phase row (64 heads of W = S = 4096: 3.4 s, 270 MB).
+  const double slots = geometry.window, phases = geometry.stride;
+  return {7e-7 * slots + 6.5e-6 * phases, 64 * slots + 1024 * phases};
+}
+
 Gate coverage_gate(const Geometry& geometry, const std::string& spec) {
   geometry.validate();
-  const double window = geometry.window;
-  check_work("--window " + std::to_string(geometry.window), {7e-7 * window, 64 * window}, 1);
+  check_work("--window " + std::to_string(geometry.window), coverage_work(geometry), 1);
   return parse_gate(spec, geometry.window);
 }
 

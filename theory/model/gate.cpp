@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <sstream>
 #include <type_traits>
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
 
@@ -101,11 +100,10 @@ Gate gate_from_json_item(const nlohmann::json& item, int window, const std::stri
 }
 
 std::vector<Gate> parse_gate_file(const std::string& file, int window) {
-  std::ifstream in(file);
-  require(in.good(), "cannot read gate file '" + file + "' (no such readable file)");
+  const auto text = read_input_file(file, "gate file");
   nlohmann::json doc;
   try {
-    in >> doc;
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError("invalid gate file '" + file + "' (not valid JSON: " + e.what() + ")");
   }

@@ -71,9 +71,20 @@ std::vector<RunSpec> DynamicsOptions::runs(int window) const {
   return run_specs(init, inits, content_seeds, window);
 }
 
-void DynamicsOptions::validate(const Objective& objective) const {
+WorkEstimate DynamicsOptions::estimate(const Objective& objective, int extra_steps) const {
+  const double count = static_cast<double>(inits) * static_cast<double>(content_seeds.size());
+  return dynamics_estimate(objective, settings(), count, static_cast<double>(steps) + extra_steps);
+}
+
+void DynamicsOptions::validate(const Objective& objective, int extra_steps) const {
   require(!content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   validate_dynamics(objective, settings());
+  require_at_least(inits, 1, "--inits");
+  const auto seeds = content_seeds.size();
+  check_work("--inits " + std::to_string(inits) +
+                 (seeds > 1 ? " for each of " + std::to_string(seeds) + " content seeds" : "") +
+                 ", " + std::to_string(steps + extra_steps) + " steps each",
+             estimate(objective, extra_steps), Parallel{}.team());
   runs(objective.geometry.window);
 }
 
@@ -132,12 +143,26 @@ std::vector<double> parse_range(const std::string& text, const std::string& opti
 
 // optimize
 
+namespace {
+
+// Throws InputError when `work`, optimizations of `objective`, is beyond core/budget.hpp's
+// limits (they run on every core).
+void check_optimize_work(const Objective& objective, const ChainWork& work) {
+  check_work("--window " + std::to_string(objective.geometry.window) + " with " +
+                 std::to_string(work.ascents) + " ascents",
+             work.estimate, Parallel{}.team());
+}
+
+}  // namespace
+
 void OptimizeCommand::validate() const {
   const auto o = objective.objective();
   search.validate();
-  check_work("--window " + std::to_string(o.geometry.window) + " with " +
-                 std::to_string(optimize_ascents(o, search)) + " ascents",
-             optimize_estimate(o, search), Parallel{}.team());
+  check_optimize_work(o, work());
+}
+
+ChainWork OptimizeCommand::work() const {
+  return chained_optimize_work(objective.objective(), search);
 }
 
 GateOptimum OptimizeCommand::run(const Parallel& parallel) const {
@@ -182,6 +207,13 @@ void PhaseDiagramCommand::validate() const {
       o.validate();
     }
   }
+  check_optimize_work(o, work());
+}
+
+ChainWork PhaseDiagramCommand::work() const {
+  return chained_optimize_work(objective.objective(), search,
+                               static_cast<std::int64_t>(parse_range(betas, "--beta").size()),
+                               static_cast<std::int64_t>(entries.size()));
 }
 
 std::vector<PhaseCell> PhaseDiagramCommand::run(const Parallel& parallel) const {
@@ -243,6 +275,10 @@ void DynamicsCommand::validate() const {
   if (!weights.empty()) normalized_phase_weights(weights, o.geometry.stride);
 }
 
+WorkEstimate DynamicsCommand::estimate() const {
+  return dynamics.estimate(objective.objective());
+}
+
 DynamicsBatch DynamicsCommand::run(const Parallel& parallel) const {
   const auto o = objective.objective();
   auto settings = dynamics.settings();
@@ -275,12 +311,13 @@ void DiversityCommand::validate() const {
   t3.validate();
   require_at_least(samples, 0, "--samples");
   if (train_heads.empty()) return;
-  channel_options().objective();
-  for (int h : train_heads) require_at_least(h, 1, "--train-heads");
-  require_at_least(train_runs, 1, "--train-runs");
-  require_at_least(training.steps, 1, "--train-steps");
-  require_positive(training.lr, "--lr");
-  require_non_negative(training.init_scale, "--init-scale");
+  validate_training(channel_options().objective(), training, train_heads, train_runs);
+}
+
+WorkEstimate DiversityCommand::training_estimate() const {
+  if (train_heads.empty()) return {};
+  return theorems::training_estimate(channel_options().objective(), training, train_heads,
+                                     train_runs);
 }
 
 DiversityCommand::Result DiversityCommand::run(const Parallel& parallel) const {
@@ -331,8 +368,13 @@ Json DiversityCommand::document(const Result& result) const {
 // theorem concentration, lockin, diversity
 
 void ConcentrationCommand::validate() const {
-  objective.objective();
+  const auto o = objective.objective();
   check.validate();
+  check_optimize_work(o, work());
+}
+
+ChainWork ConcentrationCommand::work() const {
+  return chained_optimize_work(objective.objective(), check.search);
 }
 
 ConcentrationCheck ConcentrationCommand::run(const Parallel& parallel) const {
@@ -351,9 +393,13 @@ Json ConcentrationCommand::document(const ConcentrationCheck& result) const {
 
 void LockinCommand::validate() const {
   const auto o = objective.objective();
-  dynamics.validate(o);
   require_at_least(reweight_steps, 0, "--reweight-steps");
+  dynamics.validate(o, reweight_steps);
   validate_lockin(o.geometry, {dynamics.settings(), reweight_steps});
+}
+
+WorkEstimate LockinCommand::estimate() const {
+  return dynamics.estimate(objective.objective(), reweight_steps);
 }
 
 std::vector<RunSpec> LockinCommand::runs() const { return dynamics.runs(objective.window); }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
@@ -26,8 +27,12 @@ std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& 
 /// best_weight, best_normalized.
 Json phase_coverage_json(const std::vector<PhaseCoverage>& phases);
 
-/// The gate of `coverage --gate SPEC`: validates the geometry, bounds the work (the document
-/// lists every slot: about 0.7 s and 58 MB per million slots) and parses the gate.
+/// The time and memory of one geometry's coverage document and table, which list every slot
+/// and every phase (core/budget.hpp).
+WorkEstimate coverage_work(const Geometry& geometry);
+
+/// The gate of `coverage --gates SPEC`: validates the geometry, bounds the work
+/// (coverage_work) and parses the gate.
 Gate coverage_gate(const Geometry& geometry, const std::string& spec);
 
 /// The `coverage` document of one gate: window, stride, gate, gate_weights, phases.

@@ -78,6 +78,14 @@ Json architecture_json(const Architecture& arch);
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
 Json kv_cost_json(const KvCost& cost);
 
+/// The time and memory of the `coverage --arch` document of `architecture` (coverage_work of
+/// every head).
+WorkEstimate architecture_coverage_work(const Architecture& architecture);
+
+/// Throws InputError when the `coverage --arch ARCH` document of `architecture` (every head's
+/// slots and phases: model/coverage.hpp, coverage_work) is beyond core/budget.hpp's limits.
+void check_coverage_work(const std::string& arch, const Architecture& architecture);
+
 /// The `coverage --arch ARCH` document: `arch` as the user named it, the architecture with
 /// each head's gate_weights and phases (model/coverage.hpp), and its KV cost.
 Json architecture_coverage_document(const std::string& arch, const Architecture& architecture);

@@ -57,8 +57,11 @@ struct DynamicsOptions {
   DynamicsSettings settings() const;
   /// The runs: --inits inits times every content seed (run_specs).
   std::vector<RunSpec> runs(int window) const;
-  /// Throws InputError on bad options for `objective`, the runs' included.
-  void validate(const Objective& objective) const;
+  /// The batch's time and memory, each run `extra_steps` longer than --steps.
+  WorkEstimate estimate(const Objective& objective, int extra_steps = 0) const;
+  /// Throws InputError on bad options for `objective`, the runs' included, and (before the
+  /// runs are made) on a batch, each run `extra_steps` longer, beyond core/budget.hpp's limits.
+  void validate(const Objective& objective, int extra_steps = 0) const;
   void put(Json& doc) const;
 };
 
@@ -82,6 +85,8 @@ struct OptimizeCommand {
 
   /// Validates and bounds the work (it runs on every core).
   void validate() const;
+  /// The ascents (what progress counts) and the estimated time and memory.
+  ChainWork work() const;
   GateOptimum run(const Parallel& parallel) const;
   Json document(const GateOptimum& best) const;
 };
@@ -104,7 +109,10 @@ struct PhaseDiagramCommand {
     return settings;
   }();
 
+  /// Validates and bounds the work.
   void validate() const;
+  /// One chain of optimizations per N, one link per beta.
+  ChainWork work() const;
   /// The cells, N by N, beta by beta within each N.
   std::vector<PhaseCell> run(const Parallel& parallel) const;
   Json document(const std::vector<PhaseCell>& cells) const;
@@ -118,7 +126,9 @@ struct DynamicsCommand {
   std::vector<double> weights;
   int record_every = 200;
 
+  /// Validates and bounds the work.
   void validate() const;
+  WorkEstimate estimate() const;
   DynamicsBatch run(const Parallel& parallel) const;
   Json document(const DynamicsBatch& batch) const;
 };
@@ -140,7 +150,10 @@ struct DiversityCommand {
     std::vector<TrainingStatistics> trained;  ///< one per --train-heads H
   };
 
+  /// Validates and bounds the work (the joint training's).
   void validate() const;
+  /// The joint training's time and memory (none without --train-heads).
+  WorkEstimate training_estimate() const;
   Result run(const Parallel& parallel) const;
   Json document(const Result& result) const;
   /// The heads' channel: --window, --beta, --entries at the model's stride.
@@ -152,7 +165,9 @@ struct ConcentrationCommand {
   ObjectiveOptions objective;
   ConcentrationCheckSettings check;
 
+  /// Validates and bounds the work.
   void validate() const;
+  ChainWork work() const;
   ConcentrationCheck run(const Parallel& parallel) const;
   Json document(const ConcentrationCheck& check) const;
 };
@@ -167,7 +182,9 @@ struct LockinCommand {
   }();
   int reweight_steps = 500;
 
+  /// Validates and bounds the work.
   void validate() const;
+  WorkEstimate estimate() const;
   /// The runs the check makes (what a progress display counts).
   std::vector<RunSpec> runs() const;
   LockinCheck run(const Parallel& parallel) const;

@@ -128,6 +128,15 @@ struct TrainingStatistics {
 TrainingStatistics training_statistics(const Objective& channel, const DiversityModel& model,
                                        const TrainingSettings& settings, int runs,
                                        const Parallel& parallel);
+
+/// The time and memory of `runs` trainings of each head count in `heads` (core/budget.hpp).
+WorkEstimate training_estimate(const Objective& channel, const TrainingSettings& settings,
+                               const std::vector<int>& heads, double runs);
+
+/// Throws InputError naming --train-heads, --train-runs, --train-steps, --lr or --init-scale,
+/// or saying that the trainings are beyond the limits of core/budget.hpp.
+void validate_training(const Objective& channel, const TrainingSettings& settings,
+                       const std::vector<int>& heads, int runs);
 /// The statistics as `diversity --train-heads` reports them, every run under per_run.
 Json training_json(const TrainingStatistics& statistics);
 

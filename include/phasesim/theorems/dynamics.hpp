@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/bytes.hpp"
 #include "phasesim/theorems/objective.hpp"
 
@@ -74,6 +75,12 @@ struct DynamicsRun {
 /// Runs the dynamics from `logits` under `objective` (its phase weights until reweight_at).
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
                          const DynamicsSettings& settings);
+
+/// The time and memory of `runs` runs of `steps` steps each (phasesim/core/budget.hpp), their
+/// trajectories recorded every settings.record_every steps. Counts are doubles so that
+/// absurd ones (--inits 1e8 times many seeds) are estimated, not overflowed.
+WorkEstimate dynamics_estimate(const Objective& objective, const DynamicsSettings& settings,
+                               double runs, double steps);
 
 /// Throws InputError (naming the CLI options) on bad settings for `objective`.
 void validate_dynamics(const Objective& objective, const DynamicsSettings& settings);
