@@ -6,6 +6,10 @@ gate has logit KAPPA on one slot (the per-slot bias the compressor learns) and 0
 others, and signal strength BETA. For a given KAPPA the worst group rises with BETA, so
 BETA is solved for the worst target by bisection; along that curve the best group rises
 with KAPPA, solved for the best target by an outer bisection. Writes the fit as JSON.
+
+The fit evaluates the model about 2000 times: in this process through the phasesim Python
+module beside the program (PHASESIM's folder/python, built with pybind11), else by running
+the program each time (minutes instead of seconds). Both give the same document, bit for bit.
 """
 import argparse
 import json
@@ -14,6 +18,11 @@ import subprocess
 import sys
 
 PHASESIM = os.environ.get("PHASESIM", "build/phasesim")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(PHASESIM)), "python"))
+try:
+    import phasesim
+except ImportError:  # built without pybind11: the program, once per evaluation
+    phasesim = None
 
 
 def logits(window, slot, kappa):
@@ -21,6 +30,10 @@ def logits(window, slot, kappa):
 
 
 def profile(args, beta, kappa):
+    if phasesim is not None:
+        return phasesim.niah(engine="analytic", window=args.window, stride=args.stride,
+                             gates=logits(args.window, args.slot, kappa), beta=beta,
+                             context=args.context, groups=args.groups)["summary"]
     command = [PHASESIM, "niah", "--engine", "analytic", "--window", str(args.window),
                "--stride", str(args.stride), "--gates", logits(args.window, args.slot, kappa),
                "--beta", repr(beta), "--context", str(args.context), "--groups", str(args.groups),

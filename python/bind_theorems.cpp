@@ -98,8 +98,8 @@ void add_theorem_commands(py::module_& m) {
       "phase_diagram",
       [](int window, int stride, std::string model, std::string beta,
          std::vector<std::int64_t> entries, int restarts, const py::int_& seed, double init_scale,
-         int max_iterations) {
-        return run("phase-diagram", false,
+         int max_iterations, bool progress) {
+        return run("phase-diagram", progress,
                    theorems::PhaseDiagramCommand{
                        objective(window, stride, ObjectiveOptions{}.beta,
                                  ObjectiveOptions{}.entries, model),
@@ -110,9 +110,11 @@ void add_theorem_commands(py::module_& m) {
       "model"_a = p.objective.model, "beta"_a = p.betas, "entries"_a = p.entries,
       "restarts"_a = p.search.restarts, "seed"_a = p.search.seed,
       "init_scale"_a = p.search.init_scale, "max_iterations"_a = p.search.max_iterations,
+      "progress"_a = false,
       "Optimal k and max weight over (beta, N), and the critical beta*(N) (`phasesim "
       "phase-diagram`). beta: \"a:b:step\" (inclusive) or a comma list, as the CLI's --beta; "
-      "entries: a list of N. Returns the `phase-diagram` document as a dict (\"rows\": one per "
+      "entries: a list of N. progress=True shows the ascents done. Returns the `phase-diagram` "
+      "document as a dict (\"rows\": one per "
       "cell).");
 
   const theorems::DynamicsCommand d;
@@ -183,8 +185,8 @@ void add_theorem_commands(py::module_& m) {
       "theorem_concentration",
       [](int window, int stride, double beta, std::int64_t entries, std::string model,
          std::vector<double> weights, int restarts, const py::int_& seed, double init_scale,
-         int max_iterations, double threshold) {
-        return run("theorem concentration", false,
+         int max_iterations, double threshold, bool progress) {
+        return run("theorem concentration", progress,
                    theorems::ConcentrationCommand{
                        objective(window, stride, beta, entries, model, weights),
                        {search(restarts, seed, init_scale, max_iterations, "theorem concentration"),
@@ -195,6 +197,7 @@ void add_theorem_commands(py::module_& m) {
       "weights"_a = std::vector<double>{}, "restarts"_a = c.check.search.restarts,
       "seed"_a = c.check.search.seed, "init_scale"_a = c.check.search.init_scale,
       "max_iterations"_a = c.check.search.max_iterations, "threshold"_a = c.check.threshold,
+      "progress"_a = false,
       "T1: the optimal gate is concentrated (`phasesim theorem concentration`). The arguments "
       "are optimize's, and threshold: the max weight that counts as concentrated. Returns the "
       "document; its \"verdict\" says agree, and inside or outside the regime (the CLI's exit "

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_phasesim, m) {
   phasesim::python::add_niah_commands(m);
   phasesim::python::add_lab_commands(m);
   phasesim::python::add_theorem_commands(m);
+  phasesim::python::add_sweep_command(m);
 }

@@ -14,12 +14,12 @@ import io
 import os
 
 from ._phasesim import (__version__, channel, compare, coverage, diversity, dynamics, niah,
-                        optimize, phase_diagram, theorem_concentration, theorem_diversity,
-                        theorem_lockin, train)
+                        optimize, phase_diagram, sweep, theorem_concentration,
+                        theorem_diversity, theorem_lockin, train)
 from ._phasesim import _diagnose
 
 __all__ = ["channel", "compare", "coverage", "diagnose", "diversity", "dynamics", "niah",
-           "optimize", "phase_diagram", "theorem_concentration", "theorem_diversity",
+           "optimize", "phase_diagram", "sweep", "theorem_concentration", "theorem_diversity",
            "theorem_lockin", "to_frame", "train", "__version__"]
 
 # The row lists of the documents, as the sweep's results.csv reads them (sim/sweep).
@@ -66,6 +66,8 @@ def to_frame(result):
     architecture and group), and the document's scalar parameters as columns."""
     import pandas as pd
 
+    if result.get("command") == "sweep":  # its table is results.csv
+        return pd.read_csv(result["results"])
     scalars = {k: v for k, v in result.items() if isinstance(v, (int, float, str, bool))}
     if "architectures" in result:  # compare: every architecture's groups, labelled
         frames = [_rows_frame(a["groups"], {"label": a["label"]}) for a in result["architectures"]]

@@ -29,7 +29,7 @@ def optimize(*, window: int = 8, stride: int = 4, beta: float = 4.5, entries: in
 def phase_diagram(*, window: int = 8, stride: int = 4, model: str = "normalized",
                   beta: str = "4:12:1", entries: Sequence[int] = [1024, 32768, 1000000],
                   restarts: int = 2, seed: int = 1, init_scale: float = 2.0,
-                  max_iterations: int = 500) -> Document: ...
+                  max_iterations: int = 500, progress: bool = False) -> Document: ...
 def dynamics(*, window: int = 8, stride: int = 4, beta: float = 4.5, entries: int = 32768,
              model: str = "normalized", steps: int = 2000, lr: float = 20.0,
              max_logit_step: float = 0.1, update: str = "gradient", content_noise: float = 0.0,
@@ -47,7 +47,7 @@ def theorem_concentration(*, window: int = 8, stride: int = 4, beta: float = 4.5
                           entries: int = 32768, model: str = "normalized",
                           weights: Sequence[float] = [], restarts: int = 8, seed: int = 1,
                           init_scale: float = 2.0, max_iterations: int = 500,
-                          threshold: float = 0.99) -> Document: ...
+                          threshold: float = 0.99, progress: bool = False) -> Document: ...
 def theorem_lockin(*, window: int = 8, stride: int = 4, beta: float = 4.5, entries: int = 32768,
                    model: str = "normalized", steps: int = 2000, lr: float = 20.0,
                    max_logit_step: float = 0.1, update: str = "gradient",
@@ -68,4 +68,6 @@ def diagnose(table: Union[str, os.PathLike[str], Mapping[str, Sequence[float]], 
              window: Optional[int] = None, stride: Optional[int] = None,
              context: Optional[int] = None, heads: Optional[int] = None,
              replicates: int = 9999, seed: int = 1, threads: int = 0) -> Document: ...
+def sweep(file: Union[str, os.PathLike[str]], *, out: Union[str, os.PathLike[str]],
+          resume: bool = False, threads: int = 0, progress: bool = False) -> Document: ...
 def to_frame(result: Document) -> Any: ...  # a pandas.DataFrame

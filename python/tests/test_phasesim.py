@@ -53,7 +53,7 @@ CASES = [
     (phasesim.channel, dict(beta=3.5, entries=1000, u=[0.6, 0.8]),
      "channel --beta 3.5 --entries 1000 --u 0.6,0.8"),
     (phasesim.coverage, dict(window=12, stride=4, gates="random:3:0.5"),
-     "coverage --window 12 --stride 4 --gate random:3:0.5"),
+     "coverage --window 12 --stride 4 --gates random:3:0.5"),
     (phasesim.coverage, dict(arch="v4-hca"), "coverage --arch v4-hca"),
     (phasesim.niah, dict(window=8, stride=4, gates="last", beta=4.0, prompts=64, seed=1),
      "niah --window 8 --stride 4 --gates last --beta 4.0 --prompts 64 --seed 1"),
@@ -201,6 +201,17 @@ REFUSALS = [
     (phasesim.niah, dict(seed=99999999999999999999999), "niah --seed 99999999999999999999999"),
     (phasesim.diversity, dict(heads=[4], train_heads=[0]), "diversity --heads 4 --train-heads 0"),
     (phasesim.phase_diagram, dict(beta="6:4:1"), "phase-diagram --beta 6:4:1"),
+    # work bounded up front (issue 26), by the library for both
+    (phasesim.optimize, dict(restarts=100000000), "optimize --restarts 100000000"),
+    (phasesim.phase_diagram, dict(restarts=10000000), "phase-diagram --restarts 10000000"),
+    (phasesim.theorem_concentration, dict(restarts=100000000),
+     "theorem concentration --restarts 100000000"),
+    (phasesim.dynamics, dict(inits=100000000), "dynamics --inits 100000000"),
+    (phasesim.theorem_lockin, dict(inits=100000000), "theorem lockin --inits 100000000"),
+    (phasesim.diversity, dict(heads=[4], train_heads=[8], train_runs=100000000),
+     "diversity --heads 4 --train-heads 8 --train-runs 100000000"),
+    (phasesim.sweep, dict(file="/nonexistent.toml", out="/tmp/phasesim-never"),
+     "sweep /nonexistent.toml --out /tmp/phasesim-never"),
 ]
 
 
@@ -275,3 +286,35 @@ def test_progress_on_stderr():
     lines = run.stderr.replace("\r", "\n").split()
     assert run.stderr.rstrip().endswith("niah: 512 done"), run.stderr
     assert len(lines) >= 3
+
+
+SWEEP = """command = "niah"
+seed = 7
+[options]
+beta = [4.0, 5.0]
+prompts = [16]
+engine = ["analytic", "fast"]
+"""
+
+
+def test_sweep_writes_what_the_cli_writes(tmp_path):
+    """The same sweep file: the same sweep.json, cells and results.csv, byte for byte, and the
+    result is sweep.json's document with the run's counts; resume=True runs nothing more."""
+    (tmp_path / "grid.toml").write_text(SWEEP)
+    grid = str(tmp_path / "grid.toml")
+    run = subprocess.run([CLI, "sweep", grid, "--out", str(tmp_path / "cli")], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    result = phasesim.sweep(grid, out=str(tmp_path / "py"), threads=2)
+    names = sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*.*"))
+    assert len(names) == 6  # sweep.json, results.csv, 4 cells
+    for name in names:
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    with open(tmp_path / "cli" / "sweep.json") as f:
+        manifest = json.load(f)
+    assert {k: plain(result[k]) for k in manifest} == manifest
+    assert (result["cells_run"], result["cells_resumed"]) == (4, 0)
+    assert phasesim.to_frame(result).shape[0] == 4 * 8  # a row per cell and group
+    again = phasesim.sweep(grid, out=str(tmp_path / "py"), resume=True)
+    assert (again["cells_run"], again["cells_resumed"]) == (0, 4)
+

@@ -206,6 +206,23 @@ bool command_has_option(const std::vector<std::string>& command, const std::stri
   return sub->get_option_no_throw(option) != nullptr;
 }
 
+sweep::SweepCommand sweep_cells(std::function<void(std::size_t, std::size_t)> cell_checked) {
+  // A cell runs like a phasesim command line whose table goes nowhere: it writes only its
+  // JSON. Its exit status is dropped: a theorem cell's verdict (exit 3) is in its JSON.
+  const auto parse = [](const std::vector<std::string>& words) -> sweep::CellTask {
+    try {
+      auto action = parse_arguments(words);
+      return [action] {
+        std::ostream quiet(nullptr);
+        action(quiet);
+      };
+    } catch (const CLI::ParseError& e) {
+      throw InputError(e.what());
+    }
+  };
+  return {parse, command_has_option, std::move(cell_checked)};
+}
+
 namespace {
 
 // Where a command stopped short of success: its exit status and the line that says why,

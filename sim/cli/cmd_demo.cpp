@@ -83,30 +83,6 @@ void render_figures(const fs::path& dir, std::ostream& out) {
       << list;
 }
 
-// Whether scripts/build-web.sh has built the teaching page (web/).
-bool web_page_built() {
-  return fs::is_regular_file(fs::path(PHASESIM_WEB_BUILD_DIR) / "phasesim-wasm.js");
-}
-
-// The teaching page, when built: its files into DIR/web/.
-void copy_web_page(const fs::path& dir, std::ostream& out) {
-  const fs::path built = PHASESIM_WEB_BUILD_DIR;
-  if (!web_page_built()) {
-    out << "\nthe model live in a browser: run scripts/build-web.sh (it needs emscripten), then "
-           "phasesim demo again\n";
-    return;
-  }
-  fs::create_directories(dir / "web");
-  for (const auto& file : fs::directory_iterator(built)) {
-    const auto type = file.path().extension();
-    if (file.is_regular_file() && (type == ".html" || type == ".css" || type == ".js"))
-      fs::copy_file(file, dir / "web" / file.path().filename(),
-                    fs::copy_options::overwrite_existing);
-  }
-  out << "\nthe model live in a browser, offline: open " << (dir / "web" / "index.html").string()
-      << "\n";
-}
-
 // Makes the folders the tour writes into and checks every file of it, before the first step:
 // a file where the figures folder goes would otherwise fail after the whole tour.
 void prepare_folders(const DemoOptions& options) {

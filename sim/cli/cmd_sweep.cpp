@@ -1,8 +1,8 @@
 // phasesim sweep: run a command over a grid of options, in parallel, resumably.
 //
 // The sweep library (phasesim/sweep/run.hpp) does the work; this file declares the options,
-// hands the library the CLI's parser for the cells' command lines, shows the progress and
-// prints the summary.
+// hands the library the CLI's parser for the cells' command lines (sweep_cells), shows the progress
+// and prints the summary.
 #include <unistd.h>
 
 #include <chrono>
@@ -30,20 +30,6 @@ struct SweepOptions {
   bool resume = false;
   int threads = 0;
 };
-
-// A cell runs like a phasesim command line whose table goes nowhere: it writes only its
-// JSON. Its exit status is dropped: a theorem cell's verdict (exit 3) is in its JSON.
-sweep::CellTask parse_cell(const std::vector<std::string>& words) {
-  try {
-    auto action = parse_arguments(words);
-    return [action] {
-      std::ostream quiet(nullptr);
-      action(quiet);
-    };
-  } catch (const CLI::ParseError& e) {
-    throw InputError(e.what());
-  }
-}
 
 // Checking every cell takes about a millisecond each: a large grid shows its progress, after
 // the first second so that small sweeps stay quiet.
@@ -92,8 +78,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", options->threads, "Cells run at once (default: all cores)");
   cmd->callback([options, &action] {
     check_threads(options->threads);
-    auto plan = std::make_shared<sweep::SweepPlan>(sweep::plan_sweep(
-        options->file, options->out, {parse_cell, command_has_option, checking_progress()}));
+    auto plan = std::make_shared<sweep::SweepPlan>(
+        sweep::plan_sweep(options->file, options->out, sweep_cells(checking_progress())));
     sweep::check_sweep_dir(*plan, options->resume);
     action = [options, plan](std::ostream& out) { return run_sweep_command(*options, *plan, out); };
   });

@@ -41,9 +41,8 @@ int run_concentration(const TheoremOptions<theorems::ConcentrationCommand>& opti
                       std::ostream& out) {
   const auto& command = options.command;
   const auto work = command.work();
-  const auto check =
-      command.run(start_run("theorem concentration", work.estimate, options.progress,
-                            static_cast<std::size_t>(work.ascents), "ascents", out));
+  const auto check = command.run(start_run("theorem concentration", work.estimate, options.progress,
+                                           static_cast<std::size_t>(work.ascents), "ascents", out));
   return finish(command.document(check), check, options.json, out);
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/sweep/run.hpp"
+
 namespace phasesim::engines {
 class EngineRegistry;
 }
@@ -62,6 +64,11 @@ Action parse_arguments(const std::vector<std::string>& arguments);
 /// True when the (sub)command named by `command` (e.g. {"niah"}) has `option`, e.g.
 /// "--seed". Throws InputError when no such command exists.
 bool command_has_option(const std::vector<std::string>& command, const std::string& option);
+
+/// The cells of a sweep as command lines of this CLI (parse_arguments, command_has_option),
+/// for `phasesim sweep` and the Python module's sweep(); `cell_checked` as in
+/// sweep::SweepCommand.
+sweep::SweepCommand sweep_cells(std::function<void(std::size_t, std::size_t)> cell_checked = {});
 
 /// Parses argv, runs the selected command and maps errors to exit statuses.
 int run(int argc, char** argv);

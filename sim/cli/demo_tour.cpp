@@ -1,5 +1,8 @@
 #include "cli/demo_tour.hpp"
 
+#include <filesystem>
+#include <ostream>
+
 namespace phasesim::cli {
 
 // The V4-like head and beta are the fit of experiments/v4-calibration (best 69.9, worst
@@ -114,6 +117,31 @@ const std::vector<DemoFigure>& demo_figures() {
        "theorem 3: the gap falls along C/N, slope -1 on log-log axes"},
   };
   return figures;
+}
+
+// Whether scripts/build-web.sh has built the teaching page (web/).
+bool web_page_built() {
+  return std::filesystem::is_regular_file(std::filesystem::path(PHASESIM_WEB_BUILD_DIR) /
+                                          "phasesim-wasm.js");
+}
+
+// The teaching page, when built: its files into DIR/web/.
+void copy_web_page(const std::filesystem::path& dir, std::ostream& out) {
+  const std::filesystem::path built = PHASESIM_WEB_BUILD_DIR;
+  if (!web_page_built()) {
+    out << "\nthe model live in a browser: run scripts/build-web.sh (it needs emscripten), then "
+           "phasesim demo again\n";
+    return;
+  }
+  std::filesystem::create_directories(dir / "web");
+  for (const auto& file : std::filesystem::directory_iterator(built)) {
+    const auto type = file.path().extension();
+    if (file.is_regular_file() && (type == ".html" || type == ".css" || type == ".js"))
+      std::filesystem::copy_file(file, dir / "web" / file.path().filename(),
+                                 std::filesystem::copy_options::overwrite_existing);
+  }
+  out << "\nthe model live in a browser, offline: open " << (dir / "web" / "index.html").string()
+      << "\n";
 }
 
 }  // namespace phasesim::cli

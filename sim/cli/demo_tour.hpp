@@ -2,6 +2,8 @@
 // The tour `phasesim demo` takes (MODEL.md sections 2-5, theory/THEORY.md T1-T3): steps
 // that are ordinary phasesim command lines, each with one plain sentence of what it shows
 // and one of what to look at in its output, and the figures drawn from their JSON.
+#include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -23,5 +25,12 @@ struct DemoFigure {
 
 const std::vector<DemoStep>& demo_steps();
 const std::vector<DemoFigure>& demo_figures();
+
+/// Whether scripts/build-web.sh has built the teaching page (web/) into build-web/.
+bool web_page_built();
+
+/// The teaching page, when built, copied into DIR/web/ (and a line saying where to open it);
+/// otherwise a line saying how to build it.
+void copy_web_page(const std::filesystem::path& dir, std::ostream& out);
 
 }  // namespace phasesim::cli

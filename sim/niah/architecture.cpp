@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "phasesim/core/error.hpp"
-#include "phasesim/model/coverage.hpp"
 #include "phasesim/core/files.hpp"
+#include "phasesim/model/coverage.hpp"
 #include "presets.hpp"
 
 namespace phasesim::niah {

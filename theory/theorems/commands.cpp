@@ -275,9 +275,7 @@ void DynamicsCommand::validate() const {
   if (!weights.empty()) normalized_phase_weights(weights, o.geometry.stride);
 }
 
-WorkEstimate DynamicsCommand::estimate() const {
-  return dynamics.estimate(objective.objective());
-}
+WorkEstimate DynamicsCommand::estimate() const { return dynamics.estimate(objective.objective()); }
 
 DynamicsBatch DynamicsCommand::run(const Parallel& parallel) const {
   const auto o = objective.objective();

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
