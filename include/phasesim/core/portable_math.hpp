@@ -6,12 +6,11 @@
 // optimum, end in different places. These are fdlibm's algorithms (Sun Microsystems, as FreeBSD's
 // msun and JuliaMath/openlibm keep them: "Permission to use, copy, modify, and distribute this
 // software is freely granted, provided that this notice is preserved"), error below 1 ulp, written
-// with +, -,
-// *, / only, each rounded once (the build passes -ffp-contract=off), so their bits depend on
-// nothing but IEEE double arithmetic. tests/core/portable_math_test.cpp checks them against glibc
-// to 1 ulp and on their special values.
-#include <bit>
+// with +, -, *, / only, each rounded once (the build passes -ffp-contract=off), so their bits
+// depend on nothing but IEEE double arithmetic. tests/core/portable_math_test.cpp checks them
+// against glibc to 1 ulp and on their special values.
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "phasesim/core/host_device.hpp"
@@ -24,14 +23,19 @@ PHASESIM_HD inline std::uint64_t bits_of(double x) {
 #ifdef __CUDA_ARCH__
   return static_cast<std::uint64_t>(__double_as_longlong(x));
 #else
-  return std::bit_cast<std::uint64_t>(x);
+  // memcpy, not std::bit_cast: emscripten's libc++ (the browser build) has no bit_cast.
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
 #endif
 }
 PHASESIM_HD inline double from_bits(std::uint64_t bits) {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double(static_cast<long long>(bits));
 #else
-  return std::bit_cast<double>(bits);
+  double x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
 #endif
 }
 PHASESIM_HD inline std::int32_t high_word(double x) {
