@@ -117,7 +117,8 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
       list.push_back(
           "window above the stride: a phase's weight sits on one of its slots (one "
           "slot per phase) or spreads evenly over them; the table cannot tell which, "
-          "so both fits are shown and beta depends on the choice");
+          "so both fits are shown, and each interval holds only if its assumption does "
+          "(a gate in between, weighting a phase's slots unequally, biases both)");
     }
     if (f.assumption == Assumption::one_hot_heads) {
       list.push_back(

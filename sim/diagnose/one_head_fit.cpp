@@ -23,9 +23,11 @@ namespace {
 
 using detail::kProfileDrop;
 
-constexpr int kScan = 96;        // shares scanned for a phase's global maximum
-constexpr int kLambdas = 161;    // lambda = sinh(z), z on a uniform grid
-constexpr double kMaxZ = 17;     // |lambda| up to 1.2e7: enough for 1e9 trials
+constexpr int kScan = 96;  // shares scanned for a phase's global maximum
+// lambda = sinh(z), z on a uniform grid of kLambdas values over [-kMaxZ, kMaxZ] (|lambda| up
+// to 1.2e7), widened at the same spacing when a table's counts need larger multipliers.
+constexpr int kLambdas = 161;
+constexpr double kMaxZ = 17;
 constexpr int kWeightGrid = 13;  // betas across the beta interval for the weight intervals
 // The value of an impossible allocation: finite, so that root finders stay defined.
 constexpr double kImpossible = -1e300;
@@ -41,6 +43,11 @@ class PhaseTerm {
   }
 
   bool blind() const { return data_.slots.holding == 0; }
+  // How far the log-likelihood moves over the scanned shares.
+  double span() const {
+    const auto [low, high] = std::minmax_element(scan_.begin(), scan_.end());
+    return *high - *low;
+  }
   int weighted() const { return data_.slots.weighted; }
   double max_weight() const { return curve_->max_u(); }
   double weight(double v) const { return blind() ? 0.0 : std::sqrt(std::max(0.0, v) / weighted()); }
@@ -81,6 +88,30 @@ class PhaseTerm {
   std::array<double, kScan + 1> scan_{};
 };
 
+// The multipliers the shares are searched over: z in [-max_z, max_z], lambda = sinh(z). A
+// multiplier beyond 2 kScan times the largest span of a phase's log-likelihood moves every
+// phase's best share to within 1 / (2 kScan) of 0 or 1 (whatever the scan would prefer
+// costs more than the multiplier repays), so the range brackets a unit total for 2 to 64
+// phases. kMaxZ covers the usual tables (grid and results as before); a table of millions of
+// trials a phase needs more, or the bisection cannot meet the unit norm.
+struct LambdaGrid {
+  double max_z = kMaxZ;
+  std::size_t count = kLambdas;
+
+  explicit LambdaGrid(double span) {
+    const double needed = std::asinh(2 * kScan * span);
+    if (needed <= kMaxZ) return;
+    const double step = 2 * kMaxZ / (kLambdas - 1);
+    const auto half = static_cast<std::size_t>(std::ceil(needed / step));
+    max_z = static_cast<double>(half) * step;
+    count = 2 * half + 1;
+  }
+
+  double z_at(std::size_t i) const {
+    return -max_z + 2 * max_z * static_cast<double>(i) / static_cast<double>(count - 1);
+  }
+};
+
 // A phase's best share and value at every lambda of the grid.
 struct Dual {
   std::vector<double> shares;
@@ -92,11 +123,11 @@ struct Dual {
 // where the slope in r is lambda.
 class Envelope {
  public:
-  Envelope(const std::vector<Dual>& duals, std::size_t skip)
-      : share_(kLambdas, 0.0), value_(kLambdas, 0.0) {
+  Envelope(const LambdaGrid& grid, const std::vector<Dual>& duals, std::size_t skip)
+      : grid_(grid), share_(grid.count, 0.0), value_(grid.count, 0.0) {
     for (std::size_t p = 0; p < duals.size(); ++p) {
       if (p == skip) continue;
-      for (std::size_t i = 0; i < kLambdas; ++i) {
+      for (std::size_t i = 0; i < grid.count; ++i) {
         share_[i] += duals[p].shares[i];
         value_[i] += duals[p].values[i];
       }
@@ -113,18 +144,15 @@ class Envelope {
     const std::size_t i = j - 1;
     const double h = share_[i] - share_[j];
     const double s = (r - share_[j]) / h;
-    const double lambda_i = lambda_at(z_at(i));
-    const double lambda_j = lambda_at(z_at(j));
+    const double lambda_i = lambda_at(grid_.z_at(i));
+    const double lambda_j = lambda_at(grid_.z_at(j));
     return (2 * s * s * s - 3 * s * s + 1) * value_[j] +
            (s * s * s - 2 * s * s + s) * h * lambda_j + (-2 * s * s * s + 3 * s * s) * value_[i] +
            (s * s * s - s * s) * h * lambda_i;
   }
 
-  static double z_at(std::size_t i) {
-    return -kMaxZ + 2 * kMaxZ * static_cast<double>(i) / (kLambdas - 1);
-  }
-
  private:
+  LambdaGrid grid_;
   std::vector<double> share_;
   std::vector<double> value_;
 };
@@ -138,17 +166,11 @@ struct Allocation {
 // The model at one beta: one success curve per kind of phase, one term per phase.
 class Slice {
  public:
-  Slice(const FitInput& input, double beta) {
-    std::map<std::pair<int, int>, std::shared_ptr<const channel::SuccessCurve>> curves;
-    for (const auto& phase : input.phases) {
-      auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
-      if (!curve)
-        curve = std::make_shared<const channel::SuccessCurve>(phase.slots, beta, input.entries);
-      terms_.emplace_back(phase, curve);
-    }
-  }
+  Slice(const FitInput& input, double beta)
+      : terms_(make_terms(input, beta)), grid_(span(terms_)) {}
 
   const std::vector<PhaseTerm>& terms() const { return terms_; }
+  const LambdaGrid& grid() const { return grid_; }
 
   std::vector<double> best_shares(double lambda) const {
     std::vector<double> shares;
@@ -160,8 +182,8 @@ class Slice {
   // (a phase switching between two local maxima) the two sides are mixed to sum to 1,
   // which is feasible, so the value is never above the true profile.
   Allocation allocate() const {
-    double low = -kMaxZ;
-    double high = kMaxZ;
+    double low = -grid_.max_z;
+    double high = grid_.max_z;
     auto at_low = best_shares(lambda_at(low));
     auto at_high = best_shares(lambda_at(high));
     auto total = [](const std::vector<double>& v) {
@@ -194,8 +216,8 @@ class Slice {
 
   std::vector<Dual> duals() const {
     std::vector<Dual> result(terms_.size());
-    for (std::size_t i = 0; i < kLambdas; ++i) {
-      const double lambda = lambda_at(Envelope::z_at(i));
+    for (std::size_t i = 0; i < grid_.count; ++i) {
+      const double lambda = lambda_at(grid_.z_at(i));
       for (std::size_t p = 0; p < terms_.size(); ++p) {
         const double v = terms_[p].best_share(lambda);
         result[p].shares.push_back(v);
@@ -206,7 +228,26 @@ class Slice {
   }
 
  private:
+  static std::vector<PhaseTerm> make_terms(const FitInput& input, double beta) {
+    std::map<std::pair<int, int>, std::shared_ptr<const channel::SuccessCurve>> curves;
+    std::vector<PhaseTerm> terms;
+    for (const auto& phase : input.phases) {
+      auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
+      if (!curve)
+        curve = std::make_shared<const channel::SuccessCurve>(phase.slots, beta, input.entries);
+      terms.emplace_back(phase, curve);
+    }
+    return terms;
+  }
+
+  static double span(const std::vector<PhaseTerm>& terms) {
+    double largest = 0;
+    for (const auto& term : terms) largest = std::max(largest, term.span());
+    return largest;
+  }
+
   std::vector<PhaseTerm> terms_;
+  LambdaGrid grid_;
 };
 
 // The weights of phase p that keep the profile above `target` at one beta: [low, high],
@@ -223,7 +264,7 @@ std::optional<Extent> weight_extent(const Slice& slice, const std::vector<Dual>&
   const auto& term = terms[p];
   if (term.blind()) return Extent{0, 0};
   if (terms.size() == 1) return Extent{term.max_weight(), term.max_weight()};
-  const Envelope others(duals, p);
+  const Envelope others(slice.grid(), duals, p);
   const auto& other = terms[p == 0 ? 1 : 0];
   auto rest = [&](double r) {
     if (terms.size() > 2) return others(r);

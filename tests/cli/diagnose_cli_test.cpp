@@ -62,7 +62,9 @@ TEST_CASE("diagnose JSON: parameters, the period, the phases, the fits and the p
   CHECK(doc["fits"][0]["assumption"] == "one slot per phase");
   CHECK(doc["fits"][1]["assumption"] == "spread over the phase's slots");
   CHECK(doc["fits"][0]["deviance"].get<double>() < 1e-6);
-  // The table was drawn with beta 9.5135 and a gate that spreads each phase over its slots.
+  // The table was drawn with beta 9.5135 and a gate that spreads phases 0-2 evenly over their
+  // slots and phase 3 unevenly: at 256 prompts the spread fit's bias (+0.13, the same size
+  // as its half-width) leaves the truth inside, with this seed (docs/DIAGNOSE.md).
   CHECK(doc["fits"][1]["beta_low"].get<double>() < 9.5135);
   CHECK(doc["fits"][1]["beta_high"].get<double>() > 9.5135);
   CHECK(doc["fits"][1]["phases"][3]["weight"].get<double>() >
@@ -71,6 +73,9 @@ TEST_CASE("diagnose JSON: parameters, the period, the phases, the fits and the p
   CHECK(power["period"] == 4);
   CHECK(power["prompts_per_group"].get<int>() < power["half_gap_prompts_per_group"].get<int>());
   CHECK(doc["assumptions"].size() == 4);
+  // Each W > S fit's interval is conditional on its assumption, and the text says so.
+  CHECK(doc["assumptions"][3].get<std::string>().find(
+            "each interval holds only if its assumption does") != std::string::npos);
 }
 
 TEST_CASE("diagnose text: the verdict, the phases, each fit and the assumptions in words") {

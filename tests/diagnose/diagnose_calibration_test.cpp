@@ -9,6 +9,8 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "phasesim/channel/phase_channel.hpp"
 #include "phasesim/diagnose/diagnose.hpp"
@@ -67,14 +69,20 @@ auto local_map(std::int64_t count, F f) {
   return results;
 }
 
-// Diagnoses of `tables` tables drawn with seeds 1, 2, ..., the architecture given.
-std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int tables) {
+// A diagnosis that is given the architecture of `spec`, with 99 draws per period test.
+DiagnoseSpec known_architecture(const NiahSpec& spec, int heads) {
   DiagnoseSpec known;
   known.window = spec.geometry.window;
   known.stride = spec.geometry.stride;
   known.context = spec.context;
   known.heads = heads;
   known.period = {99, 1, 0.05};
+  return known;
+}
+
+// Diagnoses of `tables` tables drawn with seeds 1, 2, ..., the architecture given.
+std::vector<Diagnosis> diagnose_draws(const NiahSpec& spec, int heads, int tables) {
+  const auto known = known_architecture(spec, heads);
   return local_map(tables, [&](std::int64_t t) {
     auto s = spec;
     s.seed = static_cast<std::uint64_t>(t) + 1;
@@ -280,4 +288,99 @@ TEST_CASE("diagnose fit with one-hot heads: beta and the heads per phase are cov
   // Blind means the 95% interval reaches chance: its lower end misses 2.5% of the time.
   check_rate_at_most(blind_missed, 2 * kTables, 0.025);
   CHECK(covered_missed == 0);
+}
+
+// The V4-like geometry (W = 8, S = 4: two slots per phase), 128K tokens (32768 entries),
+// beta 9.5135, and 8 groups of 4000 prompts: 16 times the paper's counts, where a beta
+// interval is a quarter as wide (about +-0.035) and a bias of the fit's model shows.
+NiahSpec large_v4_table(const std::string& gates) {
+  NiahSpec spec;
+  spec.geometry = {8, 4};
+  spec.gates = gates;
+  spec.beta = 9.5135;
+  spec.context = 131072;
+  spec.groups = 8;
+  spec.prompts = 4000;
+  return spec;
+}
+
+TEST_CASE("diagnose fit at 4000 prompts per group: beta is covered when the gate is the fit's") {
+  // Each W > S assumption against a gate that satisfies it: the spread fit against a gate
+  // equal on both slots of every phase (phase 3's two slots biased alike), the one-slot
+  // fit against a gate on the newer slot of every phase only.
+  constexpr int kTables = 20;
+  const std::array<std::pair<const char*, Assumption>, 2> cases{
+      {{"logits:0,0,0,0.3465,0,0,0,0.3465", Assumption::spread_over_slots},
+       {"weights:0,0,0,0,1,1,1,1.414", Assumption::one_slot_per_phase}}};
+  for (const auto& [gates, assumption] : cases) {
+    CAPTURE(std::string(gates));
+    const auto results = diagnose_draws(large_v4_table(gates), 1, kTables);
+    int hits = 0;
+    for (const auto& d : results) {
+      REQUIRE(d.fits.size() == 2);
+      const auto fit = std::find_if(d.fits.begin(), d.fits.end(),
+                                    [&](const auto& f) { return f.assumption == assumption; });
+      REQUIRE(fit != d.fits.end());
+      hits += covers(fit->fit.beta_low, fit->fit.beta_high.value_or(kMaxFitBeta), 9.5135);
+    }
+    MESSAGE(std::string(gates) << ": beta 9.5135 covered by " << hits << " of " << kTables
+                               << " tables");
+    check_rate(hits, kTables, 0.95);
+  }
+}
+
+// The diagnosis of the V4-like gate's exact successes (no sampling noise) as a table of
+// `prompts` per group.
+Diagnosis exact_v4_diagnosis(std::int64_t prompts) {
+  const auto spec = large_v4_table("logits:0,0,0,0,0,0,0,0.3465");
+  const auto truth = true_phase_success(spec);
+  CountTable exact;
+  for (int g = 0; g < 8; ++g) {
+    exact.groups.push_back(
+        {g, std::llround(truth[static_cast<std::size_t>(g % 4)] * static_cast<double>(prompts)),
+         prompts});
+  }
+  return diagnose::diagnose(exact, known_architecture(spec, 1), Parallel{1});
+}
+
+TEST_CASE("diagnose fit at 4000 prompts per group: the V4-like gate biases the spread fit") {
+  // The V4-like gate (experiments/v4-calibration) puts 0.35 nats on slot 7 only, so phase
+  // 3's two slots weigh 0.333 and 0.471: neither assumption holds for it. Its exact
+  // successes as a table of 4000 prompts per group put the spread fit at beta 9.643 (its
+  // limit at any count, docs/DIAGNOSE.md), 0.13 above the truth and outside its own
+  // interval, and the one-slot fit at 7.786, below the truth.
+  const auto d = exact_v4_diagnosis(4000);
+  REQUIRE(d.fits.size() == 2);
+  const auto& one_slot = d.fits[0].fit;
+  const auto& spread = d.fits[1].fit;
+  MESSAGE("exact V4-like table at 4000 prompts: one slot "
+          << one_slot.beta << " [" << one_slot.beta_low << ", " << *one_slot.beta_high
+          << "], spread " << spread.beta << " [" << spread.beta_low << ", " << *spread.beta_high
+          << "]");
+  CHECK(spread.beta == doctest::Approx(9.643).epsilon(5e-4));
+  CHECK(spread.beta_low > 9.5135);
+  CHECK(one_slot.beta == doctest::Approx(7.786).epsilon(5e-4));
+  CHECK(*one_slot.beta_high < 9.5135);
+}
+
+TEST_CASE("diagnose fit with millions of trials a phase: the same limit, the table reproduced") {
+  // Up to 1e9 trials a group are allowed. At 1e7 the multipliers of the share search once
+  // ran out: the allocation broke the unit norm and the spread fit read beta 38.5 with
+  // deviance 3191 on a model that reproduces any table.
+  const auto d = exact_v4_diagnosis(10000000);
+  REQUIRE(d.fits.size() == 2);
+  // The limits of the exact table at 4000 prompts; the one-slot fit weights one slot of
+  // each phase, the spread fit both.
+  const std::array<std::tuple<double, int, ModelFit>, 2> fits{
+      {{7.786, 1, d.fits[0].fit}, {9.643, 2, d.fits[1].fit}}};
+  for (const auto& [beta, slots, fit] : fits) {
+    CAPTURE(beta);
+    CHECK(fit.beta == doctest::Approx(beta).epsilon(5e-4));
+    CHECK(fit.deviance < 0.01);
+    REQUIRE(fit.beta_high);
+    CHECK(*fit.beta_high - fit.beta_low < 0.01);
+    double norm = 0;
+    for (const auto& phase : fit.phases) norm += slots * *phase.weight * *phase.weight;
+    CHECK(norm == doctest::Approx(1).epsilon(1e-6));
+  }
 }
