@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-group retrieval accuracy of a `phasesim niah` result as bars with 95% intervals
-(the published NIAH table as a figure). Several results are drawn side by side; a sweep's
-results.csv gives one series per cell.
+(the published NIAH table as a figure). Up to four results are drawn side by side, more (a
+sweep's results.csv gives one per cell) as a panel each, at most 24.
 
 Example: plots/niah_bars.py v4.json full.json --label "W8/S4" --label "full attention" --out fig/bars
 """

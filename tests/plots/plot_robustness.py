@@ -5,7 +5,8 @@ line and exit 2, niah_bars.py reads a sweep's results.csv, and repeated legend l
 told apart. And the cosmetics of issue 26: niah_bars.py on a sweep draws a figure of
 bounded size (it was 5971 px wide) and refuses more cells than it can show, seeds print as
 integers (they were 5.73091e+18), the legend sits clear of the bars (it hid group 0's), and
-phase_clock.py's title names the number of groups.
+phase_clock.py's title names the number of groups, training_phases.py's title holds no
+Python list.
 
 usage: plot_robustness.py PLOTS_DIR EXPERIMENTS_DIR"""
 import csv as csvlib
@@ -103,6 +104,12 @@ def cosmetics(plots, experiments, csv, tmp):
     assert clock.returncode == 0, clock.stderr
     with open(out + ".svg") as f:
         assert "by needle position mod 8" in f.read(), "phase_clock's title"
+
+    trained = run(os.path.join(plots, "training_phases.py"),
+                  os.path.join(experiments, "training-lab/expected-quick/showcase.json"), "--out", out)
+    assert trained.returncode == 0, trained.stderr
+    with open(out + ".svg") as f:
+        assert "phases 0 to 3 held by 2, 0, 1, 1 heads" in f.read(), "a Python list in the title"
 
     # The legend of two results (the demo's w8s8_vs_full) covers no bar: group 0's reaches 93%.
     sys.path.insert(0, plots)
