@@ -28,6 +28,11 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from python_needs import require  # noqa: E402
+
+require(["numpy"], "python3-numpy")  # for the peer, which runs under this same Python
+
 PROTOCOL = ["--window", "8", "--stride", "4", "--dim", "64", "--query-noise", "1.47"]
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 

@@ -17,14 +17,15 @@ loop, trials_per_second and accuracy.
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit(f"numpy_peer: NumPy is not installed for {sys.executable} (Debian package "
-             "python3-numpy, which scripts/install-deps.sh installs)")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "scripts"))
+from python_needs import require  # noqa: E402
+
+require(["numpy"], "python3-numpy")
+import numpy as np  # noqa: E402
 
 
 def parse_gate(spec, window):

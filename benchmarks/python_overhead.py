@@ -15,6 +15,11 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "scripts"))
+from python_needs import require  # noqa: E402
+
+require(["numpy"], "python3-numpy")  # the phasesim module returns NumPy arrays
+
 CALLS = 10_000
 ROUNDS = 3
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A polar "phase clock": per-group accuracy of a `phasesim niah` result around a circle,
-so a period-S oscillation shows up as S lobes and a flat control as a circle.
+so a profile of period P over G groups shows G/P lobes (the V4-like W8/S4 table over 8
+groups: two, at groups 3 and 7) and a flat control as a circle.
 
 Example: plots/phase_clock.py v4.json --out fig/clock
 """
@@ -31,7 +32,7 @@ def main():
     ax.set_theta_zero_location("N")
     ax.set_theta_direction(-1)
     ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.15, -0.1))
-    ax.set_title(args.title or "accuracy (%) by needle position mod groups")
+    ax.set_title(args.title or f"accuracy (%) by needle position mod {groups}")
     save(fig, args.out)
 
 

@@ -50,17 +50,28 @@ def load_csv(path):
 
 
 def as_number(text):
-    """The number a CSV or command-line field holds ("6" and "6.0" alike), else the text."""
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return text
+    """The number a CSV or command-line field holds, else the text: an int when written as
+    one, so that a seed keeps every digit and prints as 5730906519684867488, not 5.73091e+18
+    ("6" and "6.0" still compare equal)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except (TypeError, ValueError):
+            pass
+    return text
 
 
 def same_value(a, b):
     """True when two fields are equal as numbers (6 == 6.0) or, failing that, as text."""
     x, y = as_number(a), as_number(b)
-    return x == y if isinstance(x, float) and isinstance(y, float) else str(a) == str(b)
+    numbers = not isinstance(x, str) and not isinstance(y, str)
+    return x == y if numbers else str(a) == str(b)
+
+
+def shown(value):
+    """A value in a label: a float to 6 digits (4.5, not 4.500000000000001), an integer
+    (a seed) with every digit."""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 def unique_labels(labels, docs):
@@ -75,7 +86,7 @@ def unique_labels(labels, docs):
                 if not isinstance(v, (list, dict)) and k not in ("cell", "phasesim_version")
                 and len({json.dumps(docs[i].get(k)) for i in same}) > 1]
         for n, i in enumerate(same):
-            detail = ", ".join(f"{k}={docs[i].get(k)}" for k in keys) or f"#{n + 1}"
+            detail = ", ".join(f"{k}={shown(docs[i].get(k))}" for k in keys) or f"#{n + 1}"
             result[i] = f"{label}, {detail}"
     return result
 

@@ -12,7 +12,8 @@ from plotting import as_number, fail, load_csv, parser, plt, same_value, save
 
 
 def label(value):
-    return f"{value:g}" if isinstance(value, float) else value
+    """A tick label: 4.5 as 4.5, an integer (a seed too) with every digit."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def main():
@@ -38,7 +39,7 @@ def main():
     if not rows:
         fail(f"{args.input}: no rows to plot")
     text = next((r[args.value] for r in rows
-                 if r[args.value] != "" and not isinstance(as_number(r[args.value]), float)), None)
+                 if r[args.value] != "" and isinstance(as_number(r[args.value]), str)), None)
     if text is not None:
         fail(f"--value {args.value} is not a numeric column (it holds '{text}'); "
              f"use a result such as accuracy")

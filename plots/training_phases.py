@@ -33,7 +33,8 @@ def main():
     ax.legend(fontsize=7, loc="upper center", ncol=2)
     period = doc["estimated_period"]["period"]
     ax.set_title(args.title or f"W{doc['window']}/S{doc['stride']}, {doc['heads']} heads: phases "
-                 f"covered {doc['heads_per_phase']} heads each, estimated period {period}",
+                 f"0 to {doc['stride'] - 1} held by {', '.join(map(str, doc['heads_per_phase']))} "
+                 f"heads, estimated period {period}",
                  fontsize=10)
     save(fig, args.out)
 

@@ -93,7 +93,8 @@ const std::vector<DemoFigure>& demo_figures() {
         "--label", "full attention", "--title",
         "one head at beta 9.51, exact: accuracy (%) by needle position mod 8"},
        "phase_clock",
-       "steps 2b and 2c around a circle: four-fold lobes against a flat circle"},
+       "steps 2b and 2c around a circle: two lobes (groups 3 and 7, the favoured phase "
+       "once in each period of 4 groups) against a flat circle"},
       {"niah_bars.py",
        {"niah_w8s8.json", "niah_full.json", "--label", "window 8, stride 8, 8 heads", "--label",
         "full attention, 8 heads"},

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 
@@ -69,6 +70,14 @@ TEST_CASE("demo prints every step with what to look at and writes the JSON and f
   CHECK(full["heads"] == exact["heads"]);
   CHECK(full["beta"] == exact["beta"]);
   CHECK(full["engine"] == exact["engine"]);
+  // Its caption says "two lobes (groups 3 and 7 ...)": the exact profile has those two groups,
+  // and only those, above its mean (issue 26: it said four-fold lobes).
+  CHECK(result.out.find("two lobes (groups 3 and 7") != std::string::npos);
+  std::vector<int> lobes;
+  for (const auto& g : exact["groups"])
+    if (g["accuracy"].get<double>() > exact["summary"]["mean"].get<double>())
+      lobes.push_back(g["group"].get<int>());
+  CHECK(lobes == std::vector<int>{3, 7});
 }
 
 TEST_CASE("demo into a path that cannot be a folder: one line, exit status 2") {
