@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/output.hpp"
+#include "cli/parse_hints.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/core/simd_target.hpp"
@@ -265,17 +266,64 @@ Stop stop_for(const CLI::App& app, const std::exception& e) {
   return {kInternalError, where, std::string("internal error: ") + e.what()};
 }
 
+// "--help" anywhere: the command's words and "--help", so that help is printed before any
+// value is checked (`niah --help --prompts abc` prints help); empty without "--help".
+std::vector<std::string> help_request(const CLI::App& app, const std::vector<std::string>& words) {
+  const auto help = [](const std::string& word) { return word == "--help" || word == "-h"; };
+  if (std::none_of(words.begin(), words.end(), help)) return {};
+  std::vector<std::string> request;
+  const CLI::App* at = &app;
+  for (const auto& word : words) {
+    if (!has_command(*at, word)) break;
+    request.push_back(word);
+    at = at->get_subcommand(word);
+  }
+  request.push_back("--help");
+  return request;
+}
+
+// CLI11's "The following arguments were not expected: 4 prompts" and "--gates: At Most 1
+// required but received 2" name no option: the line from the words as typed instead (empty
+// when the error is another one).
+std::string parse_hint(const CLI::App& app, const CLI::ParseError& e,
+                       const std::vector<std::string>& words) {
+  const auto& command = selected(app);
+  std::size_t depth = 0;  // the command's own words
+  for (const auto* at = &app; at != &command; at = at->get_subcommands().front()) ++depth;
+  const std::vector<std::string> after(words.begin() + static_cast<std::ptrdiff_t>(depth),
+                                       words.end());
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    return unexpected_word(command, command_path(app), after);
+  }
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+      what.find(": At Most 1 required but received ") != std::string::npos) {
+    return repeated_option(command, what.substr(0, what.find(':')), after);
+  }
+  return {};
+}
+
 // Parses the command line into `action`; the Stop when the command must not run.
 std::optional<Stop> parse(CLI::App& app, int argc, char** argv, bool root) {
   if (const auto message = unknown_command(app, argc, argv); !message.empty()) {
     return Stop{kBadInput, "phasesim", message};
   }
+  const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   try {
+    if (auto help = help_request(app, words); !help.empty()) {
+      std::reverse(help.begin(), help.end());  // CLI11's order
+      app.parse(help);
+    }
     app.parse(argc, argv);
     check_output_paths(app);
     return std::nullopt;
   } catch (const CLI::Success& e) {  // --help, --version: printed once, by rank 0
     return Stop{root ? app.exit(e) : kSuccess, "", ""};
+  } catch (const CLI::ParseError& e) {
+    if (const auto hint = parse_hint(app, e, words); !hint.empty()) {
+      return Stop{kBadInput, command_path(app), hint};
+    }
+    return stop_for(app, e);
   } catch (const std::exception& e) {
     return stop_for(app, e);
   }

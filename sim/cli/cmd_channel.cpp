@@ -20,8 +20,8 @@ int run_channel(const ChannelOptions& options, std::ostream& out) {
   const auto doc = channel::channel_document(options.beta, options.u, options.entries);
   if (wants_table(options.json)) {
     const double p = doc["p_success"], chance = doc["chance"];
-    out << "needle with " << doc["needle_entries"] << " entries among " << options.entries
-        << " (beta " << options.beta << ")\n";
+    out << "needle with " << counted(doc["needle_entries"].get<int>(), "entry", "entries")
+        << " among " << options.entries << " (beta " << options.beta << ")\n";
     Table table({"p_success", "chance", "p_success/chance"});
     table.add_row({fixed(p, 9), fixed(chance, 9), fixed(p / chance, 3)});
     table.print(out);

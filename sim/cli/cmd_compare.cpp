@@ -53,14 +53,14 @@ void print_comparison(const std::vector<compare::ArchitectureComparison>& compar
   const auto& first = comparison.front().run;
   const auto& m = first.model;
   const bool exact = !comparison.front().result.summary.trials;
-  out << "compare: " << comparison.size() << " architectures on the same needles, ";
+  out << "compare: " << counted(comparison.size(), "architecture") << " on the same needles, ";
   if (m.full_vector()) {
     out << "dim " << *m.dim << ", query noise " << m.query_noise;
   } else {
     out << "beta " << *m.beta;
   }
-  out << ", context " << m.context << ", " << first.needles.groups << " groups";
-  if (!exact) out << " x " << first.needles.prompts << " prompts";
+  out << ", context " << m.context << ", " << counted(first.needles.groups, "group");
+  if (!exact) out << " x " << counted(first.needles.prompts, "prompt");
   out << ", combine " << first.combine.text << ", engine " << engine << ", seed " << m.seed << "\n";
   print_summary(comparison, exact, out);
   out << "\naccuracy per group" << (exact ? " (exact)" : "") << ":\n";

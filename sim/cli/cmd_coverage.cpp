@@ -42,10 +42,9 @@ int run_architecture_coverage(const CoverageOptions& options, const niah::Archit
   const auto doc = niah::architecture_coverage_document(options.arch, arch);
   if (wants_table(options.json)) {
     const auto cost = niah::kv_cost(arch.geometries());
-    out << "coverage of architecture " << arch.name << " (" << arch.file << "): " << arch.layers
-        << (arch.layers == 1 ? " layer, " : " layers, ") << cost.heads
-        << (cost.heads == 1 ? " head" : " heads") << ", kv cost "
-        << fixed(cost.entries_per_token, 4) << " entries per token\n";
+    out << "coverage of architecture " << arch.name << " (" << arch.file
+        << "): " << counted(arch.layers, "layer") << ", " << counted(cost.heads, "head")
+        << ", kv cost " << fixed(cost.entries_per_token, 4) << " entries per token\n";
     for (std::size_t h = 0; h < arch.heads.size(); ++h) {
       const auto& head = arch.heads[h];
       const auto& g = head.geometry;

@@ -68,6 +68,7 @@ void add_diagnose_command(CLI::App& app, Action& action) {
     check_json_path(options->json);
     action = [options, table, spec](std::ostream& out) {
       const auto diagnosis = diagnose::diagnose(*table, spec, Parallel{options->threads});
+      warn("diagnose", diagnosis.warnings, out);
       if (wants_table(options->json)) print_diagnosis(options->table, *table, diagnosis, out);
       write_json(options->json,
                  diagnose::diagnose_document(options->table, *table, spec, diagnosis));

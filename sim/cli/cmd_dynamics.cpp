@@ -51,14 +51,14 @@ int run_dynamics_command(const DynamicsCommandOptions& options, std::ostream& ou
     const auto& d = command.dynamics;
     out << "dynamics, W=" << objective.geometry.window << " S=" << objective.geometry.stride
         << " beta=" << objective.beta << " N=" << objective.entries << ", " << d.update
-        << " ascent, lr " << d.lr << ", " << d.steps << " steps\n";
+        << " ascent, lr " << d.lr << ", " << counted(d.steps, "step") << "\n";
     if (batch.runs.size() == 1) {
       print_trajectory(batch.runs.front().result, out);
     } else {
       print_runs(batch.runs, out);
     }
-    out << "\nfinal slot = initial argmax in " << batch.kept << " of " << batch.runs.size()
-        << " runs\n";
+    out << "\nfinal slot = initial argmax in " << batch.kept << " of "
+        << counted(batch.runs.size(), "run") << "\n";
   }
   write_json(options.json, command.document(batch));
   return kSuccess;

@@ -59,8 +59,8 @@ int run_sweep_command(const SweepOptions& options, const sweep::SweepPlan& plan,
   if (job_rank().root()) parallel.progress = report;
   const auto results = sweep::run_sweep(plan, pending, parallel);
   if (job_rank().root()) report(static_cast<std::int64_t>(pending.size()));
-  out << "sweep of '" << plan.spec.command.front() << "': " << plan.cells.size() << " cells ("
-      << pending.size() << " run, " << resumed << " resumed)\nresults: " << results.string()
+  out << "sweep of '" << plan.spec.command.front() << "': " << counted(plan.cells.size(), "cell")
+      << " (" << pending.size() << " run, " << resumed << " resumed)\nresults: " << results.string()
       << "\n";
   return kSuccess;
 }

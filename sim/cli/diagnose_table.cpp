@@ -33,15 +33,13 @@ std::string value_source(const std::string& name, const std::string& value,
 void print_header(const std::string& path, const diagnose::CountTable& table,
                   const diagnose::Diagnosis& d, std::ostream& out) {
   const auto& a = d.architecture;
-  out << "diagnose: " << path << " (" << diagnose::format_name(table.format) << ", " << table.size()
-      << " groups, " << table.trials() << " trials); "
+  out << "diagnose: " << path << " (" << diagnose::format_name(table.format) << ", "
+      << counted(table.size(), "group") << ", " << counted(table.trials(), "trial") << "); "
       << value_source("W=", a.window ? std::to_string(*a.window) : "?", a.window_source) << " "
       << value_source("S=", a.stride ? std::to_string(*a.stride) : "?", a.stride_source) << ", "
       << value_source("context ", std::to_string(a.context), a.context_source) << ", "
-      << value_source(std::to_string(a.heads) + (a.heads == 1 ? " head" : " heads"), "",
-                      a.heads_source)
-      << "; exact tests from " << d.period.options.replicates << " draws, seed "
-      << d.period.options.seed << "\n";
+      << value_source(counted(a.heads, "head"), "", a.heads_source) << "; exact tests from "
+      << counted(d.period.options.replicates, "draw") << ", seed " << d.period.options.seed << "\n";
 }
 
 void print_period(const diagnose::CountTable& table, const diagnose::Diagnosis& d,
@@ -58,7 +56,7 @@ void print_period(const diagnose::CountTable& table, const diagnose::Diagnosis& 
   out << stats::period_verdict(d.period);
   if (d.architecture.stride) {
     const int predicted = std::gcd(table.size(), *d.architecture.stride);
-    out << "; over " << table.size() << " groups the stride predicts "
+    out << "; over " << counted(table.size(), "group") << " the stride predicts "
         << (predicted == 1 ? "none" : "period " + std::to_string(predicted));
   }
   out << "\n";
@@ -66,7 +64,7 @@ void print_period(const diagnose::CountTable& table, const diagnose::Diagnosis& 
 
 void print_phases(const diagnose::Diagnosis& d, std::ostream& out) {
   const auto& p = d.profile;
-  out << "\nWhich phases are covered? " << d.phases << (d.phases == 1 ? " phase" : " phases")
+  out << "\nWhich phases are covered? " << counted(d.phases, "phase")
       << (d.phases_from == diagnose::PhasesFrom::flat
               ? " (no period: every group pooled)"
               : " (groups pooled by residue mod " + std::to_string(d.phases) +

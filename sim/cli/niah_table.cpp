@@ -19,11 +19,11 @@ std::string bar(double accuracy) {
 // "8 heads (random:1:10, ...)" for the shorthand; the architecture's name, file and layers.
 void print_heads(const niah::NiahRun& run, std::ostream& out) {
   const auto& m = run.model;
-  const auto heads = std::to_string(m.heads()) + (m.heads() == 1 ? " head" : " heads");
+  const auto heads = counted(m.heads(), "head");
   if (run.architecture) {
     const auto& a = *run.architecture;
-    out << "architecture " << a.name << " (" << a.file << "): " << a.layers
-        << (a.layers == 1 ? " layer, " : " layers, ") << heads;
+    out << "architecture " << a.name << " (" << a.file << "): " << counted(a.layers, "layer")
+        << ", " << heads;
     return;
   }
   out << "W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", " << heads << " ("
@@ -38,7 +38,8 @@ std::string entries_text(const niah::NiahModel& m) {
     least = std::min(least, m.entries(h));
     most = std::max(most, m.entries(h));
   }
-  return std::to_string(least) + (most > least ? " to " + std::to_string(most) : "") + " entries";
+  return most > least ? std::to_string(least) + " to " + std::to_string(most) + " entries"
+                      : counted(least, "entry", "entries");
 }
 
 void print_header(const niah::NiahRun& run, const std::string& engine, std::ostream& out) {
@@ -78,16 +79,16 @@ void print_summary(const niah::NiahRun& run, const niah::NiahSummary& s, double 
       << s.worst_group << "), gap " << fixed(s.gap, 4) << error(s.gap_std_error) << ", worst/mean "
       << (s.worst_over_mean ? fixed(*s.worst_over_mean, 3) : "-") << "; ";
   if (s.trials) {
-    out << *s.trials << " trials (" << run.needles.groups << " groups x " << run.needles.prompts
-        << " prompts)";
+    out << counted(*s.trials, "trial") << " (" << counted(run.needles.groups, "group") << " x "
+        << counted(run.needles.prompts, "prompt") << ")";
   } else {
     out << "exact (no trials)";
   }
   out << ", " << fixed(seconds, 2) << " s\n";
   const auto cost = niah::kv_cost(run.model.geometries);
   out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
-      << fixed(cost.relative(), 4) << " of full attention (" << cost.heads
-      << (cost.heads == 1 ? " head)\n" : " heads)\n");
+      << fixed(cost.relative(), 4) << " of full attention (" << counted(cost.heads, "head")
+      << ")\n";
 }
 
 void print_knockout(const niah::NiahRun& run, const niah::NiahResult& result, std::ostream& out) {

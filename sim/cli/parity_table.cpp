@@ -23,14 +23,14 @@ void print_header(const niah::NiahRun& run, const engines::ParityLabels& labels,
                   std::ostream& out) {
   const auto& m = run.model;
   out << labels.command << ": W=" << m.geometry(0).window << " S=" << m.geometry(0).stride << ", "
-      << m.heads() << (m.heads() == 1 ? " head (" : " heads (") << m.gates.front().spec
+      << counted(m.heads(), "head") << " (" << m.gates.front().spec
       << (m.heads() > 1 ? ", ...)" : ")") << ", dim " << *m.dim << ", query noise "
       << m.query_noise;
   if (m.content_noise > 0) out << ", content noise " << m.content_noise;
   if (m.rms_norm) out << ", rms-norm";
-  out << ", context " << m.context << " (" << m.entries(0) << " entries), " << run.needles.trials()
-      << " trials (" << run.needles.groups << " groups x " << run.needles.prompts
-      << " prompts), seed " << m.seed << "\n";
+  out << ", context " << m.context << " (" << counted(m.entries(0), "entry", "entries") << "), "
+      << counted(run.needles.trials(), "trial") << " (" << counted(run.needles.groups, "group")
+      << " x " << counted(run.needles.prompts, "prompt") << "), seed " << m.seed << "\n";
   out << labels.machine << ": " << labels.where << "\n\n";
 }
 
@@ -78,7 +78,7 @@ void print_report(const engines::ParityCheck& check, const ParityTitles& titles,
   print_differences(c, titles, out);
   Table speed({"engine", "seconds", "trials/s", "key-vectors/s"});
   const auto threaded = [&](const std::string& title) {
-    return title + " (" + std::to_string(threads) + " threads)";
+    return title + " (" + counted(threads, "thread") + ")";
   };
   for (const auto& [name, t] : {std::pair{threaded(titles.reference), check.reference_time},
                                 std::pair{titles.candidate, check.candidate_time}}) {

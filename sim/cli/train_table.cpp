@@ -45,15 +45,17 @@ void print_phases(const training::LabSpec& spec, const training::LabHeads& heads
       << "; phases no head covers: " << phase_list(heads.blind_phases)
       << " (at init: " << phase_list(heads.initial_blind_phases)
       << "); T3's multinomial law expects " << fixed(S * std::pow(1 - 1 / S, H), 2)
-      << " blind phases for " << H << " heads over " << S
-      << " phases\nlock-in: " << heads.kept_phase << " of " << H
-      << " heads ended on their initial argmax's phase (" << heads.kept_slot << " on its slot)\n";
+      << " blind phases for " << counted(H, "head") << " over "
+      << counted(spec.model.geometry.stride, "phase") << "\nlock-in: " << heads.kept_phase << " of "
+      << counted(H, "head") << " ended on their initial argmax's phase (" << heads.kept_slot
+      << " on its slot)\n";
 }
 
 void print_table(const training::LabSpec& spec, const training::LabEvaluation& e,
                  std::ostream& out) {
   out << "\nNIAH of the trained layer (argmax retrieval on fresh contexts, any head; "
-      << spec.prompts << " prompts per group) and the analytic prediction from its gates\n"
+      << counted(spec.prompts, "prompt")
+      << " per group) and the analytic prediction from its gates\n"
       << "(heads independent; shared: the heads of one phase as one reader):\n";
   Table table({"group", "accuracy", "± se", "95% Wilson CI", "analytic", "shared"});
   for (std::size_t r = 0; r < e.table.groups.size(); ++r) {
@@ -92,11 +94,11 @@ void print_lab_header(const training::LabSpec& spec, std::ostream& out) {
   const auto& m = spec.model;
   out << "train: W=" << m.geometry.window << " S=" << m.geometry.stride
       << (m.geometry.offset > 0 ? " offset " + std::to_string(m.geometry.offset) : "") << ", "
-      << m.heads << " heads, dim " << m.dim << ", query noise " << m.query_noise
+      << counted(m.heads, "head") << ", dim " << m.dim << ", query noise " << m.query_noise
       << (m.rms_norm ? ", rms-norm" : "") << (m.content ? ", content term" : ", no content term")
-      << ", context " << m.context << " (" << m.entries() << " entries), " << spec.steps
-      << " steps of batch " << spec.batch << ", lr " << spec.adam.lr << ", init scale "
-      << spec.init_scale << ", seed " << spec.seed << '\n';
+      << ", context " << m.context << " (" << counted(m.entries(), "entry", "entries") << "), "
+      << counted(spec.steps, "step") << " of batch " << spec.batch << ", lr " << spec.adam.lr
+      << ", init scale " << spec.init_scale << ", seed " << spec.seed << '\n';
 }
 
 void print_lab_result(const training::LabSpec& spec, const training::LabResult& result,

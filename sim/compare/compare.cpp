@@ -109,7 +109,7 @@ ComparePlan prepare_compare(const CompareSpec& spec, const engines::Engine& engi
     total += plans.back().estimate();
   }
   check_work("the heads of " + files + ", --context " + std::to_string(m.context) + ", " +
-                 std::to_string(needles.trials()) + " trials each, --engine " + engine.name(),
+                 counted(needles.trials(), "trial") + " each, --engine " + engine.name(),
              total, threads);
   return {std::move(plans), total};
 }

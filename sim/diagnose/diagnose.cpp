@@ -1,7 +1,9 @@
 #include "phasesim/diagnose/diagnose.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "phasesim/core/error.hpp"
@@ -84,15 +86,59 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
   }
   if (a.heads > 1) {
     d.fits.push_back({Assumption::one_hot_heads,
-                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false))});
+                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false)),
+                      {}});
     return;
   }
   d.fits.push_back({Assumption::one_slot_per_phase,
-                    fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel)});
+                    fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel),
+                    {}});
   if (*std::max_element(m.begin(), m.end()) > 1) {
     d.fits.push_back({Assumption::spread_over_slots,
-                      fit_one_head(fit_input(d.profile, m, d.entries, 1, true), parallel)});
+                      fit_one_head(fit_input(d.profile, m, d.entries, 1, true), parallel),
+                      {}});
   }
+}
+
+// The groups' spread within the phases: the period test's statistic at G (one accuracy per
+// group) less the one at P (one per phase), on G - P df.
+double within_phases(const CountTable& table, int phases) {
+  return std::max(0.0, stats::period_statistic(table.groups, table.size()) -
+                           stats::period_statistic(table.groups, phases));
+}
+
+// Each fit against the table group by group.
+void add_table_fits(double within, int within_df, Diagnosis& d) {
+  for (auto& f : d.fits) {
+    auto& t = f.table;
+    t.deviance = within + f.fit.deviance;
+    t.df = within_df + f.fit.deviance_df;
+    if (t.df == 0) continue;
+    t.p = boost::math::cdf(
+        boost::math::complement(boost::math::chi_squared_distribution<double>(t.df), t.deviance));
+    t.misfit = *t.p < kMisfitP;
+  }
+}
+
+// One line when the best fit still misses the table: where the misfit lies (within the
+// phases: groups of a phase differ, so the stride or the pooling is wrong; between them: the
+// accuracies are no P_phi of the model) and which fits it concerns.
+void add_misfit_warning(Diagnosis& d, double within) {
+  const auto best = std::max_element(
+      d.fits.begin(), d.fits.end(),
+      [](const auto& a, const auto& b) { return a.table.p.value_or(1) < b.table.p.value_or(1); });
+  if (best == d.fits.end() || !best->table.misfit) return;
+  const auto& t = best->table;
+  const bool spread = within >= best->fit.deviance;
+  char p[32];
+  std::snprintf(p, sizeof p, "%.2g", *t.p);
+  d.warnings.push_back(
+      "the model does not fit the table: deviance " + format_fixed(t.deviance, 1) + " on " +
+      std::to_string(t.df) + " df against the groups, chi-squared p = " + p + " < " +
+      format_number(kMisfitP) + " (" +
+      (spread ? "the groups pooled into one phase differ: check --stride and the group order"
+              : "the phases' accuracies are not the model's") +
+      "); read the fitted beta and weights as rough");
 }
 
 std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
@@ -136,6 +182,7 @@ Json estimate_json(const PhaseEstimate& e) {
 
 Json fit_json(const LabelledFit& labelled) {
   const auto& f = labelled.fit;
+  const auto& t = labelled.table;
   Json phases = Json::array();
   for (const auto& p : f.phases) {
     phases.push_back({{"phase", p.phase},
@@ -157,6 +204,10 @@ Json fit_json(const LabelledFit& labelled) {
           {"deviance", f.deviance},
           {"deviance_df", f.deviance_df},
           {"deviance_p", optional_json(f.deviance_p)},
+          {"table_deviance", t.deviance},
+          {"table_deviance_df", t.df},
+          {"table_deviance_p", optional_json(t.p)},
+          {"misfit", t.misfit},
           {"phases", phases}};
 }
 
@@ -266,6 +317,9 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
             format_fixed(p.ci_high, 4) + "], below chance: the context was longer)");
   }
   add_fits(a, m, d, parallel);
+  const double within = within_phases(table, d.phases);
+  add_table_fits(within, table.size() - d.phases, d);
+  add_misfit_warning(d, within);
   const int power_period = d.period.period.value_or(d.phases > 1 ? d.phases : table.size());
   d.power = power_analysis(table, power_period, spec.period.alpha);
   d.assumptions = assumptions(a, d);
@@ -336,6 +390,7 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
                   {"half_gap", d.power.half.gap},
                   {"half_gap_prompts_per_group", optional_json(d.power.half.prompts)}};
   doc["assumptions"] = d.assumptions;
+  doc["warnings"] = d.warnings;
   return doc;
 }
 

@@ -56,7 +56,7 @@ double worst_phase_cutoff(int phases) {
 PhaseProfile phase_profile(const CountTable& table, int phases, const std::vector<double>& chance) {
   require(phases >= 1 && table.size() % phases == 0,
           "invalid phase count " + std::to_string(phases) + " (must divide the " +
-              std::to_string(table.size()) + " groups)");
+              counted(table.size(), "group") + ")");
   PhaseProfile profile;
   for (const auto& pooled : stats::pool_by_residue(table.groups, phases)) {
     PhaseAccuracy p;

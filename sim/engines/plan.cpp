@@ -12,7 +12,7 @@ std::string work_label(const niah::NiahSpec& spec, const niah::NiahRun& run, con
                                        : "--window " + std::to_string(spec.geometry.window) +
                                              ", --heads " + std::to_string(run.model.heads());
   return heads + ", --context " + std::to_string(spec.context) + ", " +
-         std::to_string(run.needles.trials()) + " trials, --engine " + engine.name();
+         counted(run.needles.trials(), "trial") + ", --engine " + engine.name();
 }
 
 std::vector<std::string> plan_warnings(const niah::NiahSpec& spec, const niah::NiahRun& run,

@@ -53,8 +53,8 @@ bool NiahModel::one_geometry() const {
 void validate_model(const NiahModel& m) {
   require_in_range(m.heads(), 1, kMaxHeads, "--heads");
   require(m.geometries.size() == m.gates.size(),
-          "invalid model (" + std::to_string(m.geometries.size()) + " geometries for " +
-              std::to_string(m.heads()) + " heads: give one per head)");
+          "invalid model (" + counted(m.geometries.size(), "geometry", "geometries") + " for " +
+              counted(m.heads(), "head") + ": give one per head)");
   for (int h = 0; h < m.heads(); ++h) {
     const auto& gate = m.gates[static_cast<std::size_t>(h)];
     m.geometry(h).validate();
@@ -83,8 +83,8 @@ std::vector<Gate> head_gates(const NiahSpec& spec) {
     // The message is built only when it is thrown: without --heads it has no value to print.
     if (spec.heads && *spec.heads != static_cast<int>(gates.size())) {
       throw InputError("invalid --heads " + std::to_string(*spec.heads) + " (--gates gives " +
-                       std::to_string(gates.size()) +
-                       " gates: give one gate to replicate over the heads, or one gate per head)");
+                       counted(gates.size(), "gate") +
+                       ": give one gate to replicate over the heads, or one gate per head)");
     }
     return gates;
   }

@@ -86,8 +86,8 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "phasesim channel: invalid --entries 1 (must be at least the number of needle "
        "entries, 2)"},
       {"coverage --bogus 3",
-       "phasesim coverage: The following arguments were not expected: 3 --bogus (see "
-       "'phasesim coverage --help')"},
+       "phasesim coverage: unknown option --bogus (see 'phasesim coverage --help' for its "
+       "options)"},
       {"frobnicate",
        "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, gpu-check, "
        "precision-check, compare, optimize, phase-diagram, dynamics, diversity, theorem, train, "

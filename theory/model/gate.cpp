@@ -56,7 +56,7 @@ std::vector<double> parse_numbers(std::string_view spec, std::string_view list, 
     values.push_back(value);
   }
   if (static_cast<int>(values.size()) != window) {
-    bad_gate(spec, "has " + std::to_string(values.size()) + " values, the window needs " +
+    bad_gate(spec, "has " + counted(values.size(), "value") + ", the window needs " +
                        std::to_string(window));
   }
   return values;

@@ -126,8 +126,8 @@ void validate_period_options(const PeriodOptions& options, int groups) {
   const double draws = static_cast<double>(options.replicates) * groups *
                        static_cast<double>(candidate_periods(groups).size() + 1);
   require(draws <= kMaxDraws, "invalid --replicates " + std::to_string(options.replicates) +
-                                  " for " + std::to_string(groups) +
-                                  " groups (replicates x groups x (candidate periods + 1) must "
+                                  " for " + counted(groups, "group") +
+                                  " (replicates x groups x (candidate periods + 1) must "
                                   "be at most 2e9)");
 }
 

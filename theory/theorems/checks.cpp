@@ -60,7 +60,7 @@ Verdict concentration_verdict(const Objective& objective, const ConcentrationChe
 
 Verdict lockin_verdict(const Objective& objective, const LockinCheck& c,
                        const LockinSettings& settings) {
-  const auto total = std::to_string(c.runs.size());
+  const auto total = counted(c.runs.size(), "run");
   // T2 is proved for gradient ascent on the logits; the mirror-ascent (replicator) flow
   // weighs the fitness differently and can let another slot overtake.
   const bool gradient = settings.dynamics.rule == UpdateRule::gradient;
@@ -73,8 +73,8 @@ Verdict lockin_verdict(const Objective& objective, const LockinCheck& c,
   v.regime = "equal-split law k* = " + std::to_string(c.k_star) +
              (c.k_star == 1 ? ": the threshold regime" : ": optimum split over k* slots") +
              (gradient ? "" : "; --update replicator: T2 holds for gradient ascent only") +
-             "; condition (M) held along " + std::to_string(c.ordered) + " of " + total + " runs";
-  v.check = std::to_string(c.locked) + " of " + total + " runs locked in";
+             "; condition (M) held along " + std::to_string(c.ordered) + " of " + total;
+  v.check = std::to_string(c.locked) + " of " + total + " locked in";
   v.agree = c.locked == static_cast<int>(c.runs.size());
   return v;
 }

@@ -82,8 +82,8 @@ void DynamicsOptions::validate(const Objective& objective, int extra_steps) cons
   require_at_least(inits, 1, "--inits");
   const auto seeds = content_seeds.size();
   check_work("--inits " + std::to_string(inits) +
-                 (seeds > 1 ? " for each of " + std::to_string(seeds) + " content seeds" : "") +
-                 ", " + std::to_string(steps + extra_steps) + " steps each",
+                 (seeds > 1 ? " for each of " + counted(seeds, "content seed") : "") + ", " +
+                 counted(steps + extra_steps, "step") + " each",
              estimate(objective, extra_steps), Parallel{}.team());
   runs(objective.geometry.window);
 }
@@ -149,7 +149,7 @@ namespace {
 // limits (they run on every core).
 void check_optimize_work(const Objective& objective, const ChainWork& work) {
   check_work("--window " + std::to_string(objective.geometry.window) + " with " +
-                 std::to_string(work.ascents) + " ascents",
+                 counted(work.ascents, "ascent"),
              work.estimate, Parallel{}.team());
 }
 

@@ -45,8 +45,8 @@ std::vector<RunSpec> run_specs(const std::string& init, int inits,
   const auto tied = std::count_if(base.weights.begin(), base.weights.end(),
                                   [&](double w) { return w >= top * (1 - 1e-12); });
   require(tied == 1, "invalid --init " + init + " (its largest weight is shared by " +
-                         std::to_string(tied) +
-                         " slots: no initial argmax, and a symmetric start may never move; use "
+                         counted(tied, "slot") +
+                         ": no initial argmax, and a symmetric start may never move; use "
                          "random:SEED[:SCALE] or a gate with one largest weight)");
   std::vector<RunSpec> runs;
   for (int i = 0; i < inits; ++i) {

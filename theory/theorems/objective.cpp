@@ -84,8 +84,8 @@ std::vector<double> Objective::weights() const {
 std::vector<double> normalized_phase_weights(std::span<const double> raw, int stride,
                                              const std::string& option) {
   require(static_cast<int>(raw.size()) == stride,
-          "invalid " + option + " (has " + std::to_string(raw.size()) +
-              " values, one per phase needs " + std::to_string(stride) + ")");
+          "invalid " + option + " (has " + counted(raw.size(), "value") + ", one per phase needs " +
+              std::to_string(stride) + ")");
   double total = 0;
   for (double x : raw) {
     require(std::isfinite(x) && x >= 0,
@@ -100,7 +100,7 @@ std::vector<double> normalized_phase_weights(std::span<const double> raw, int st
 
 ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights) {
   require(static_cast<int>(weights.size()) == objective.geometry.window,
-          "gate has " + std::to_string(weights.size()) + " weights, the window needs " +
+          "gate has " + counted(weights.size(), "weight") + ", the window needs " +
               std::to_string(objective.geometry.window));
   const auto w = objective.weights();
   const auto phases = phase_gradients(objective, weights);

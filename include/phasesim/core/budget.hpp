@@ -54,9 +54,7 @@ inline std::string seconds_text(double seconds) {
 }
 
 /// "1 thread", "8 threads".
-inline std::string threads_text(int threads) {
-  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-}
+inline std::string threads_text(int threads) { return counted(threads, "thread"); }
 
 /// Throws InputError "too large: WHAT needs about 30 GiB of memory (the limit is 4.0 GiB)"
 /// (or "would take about 3.0 days on THREADS threads (the limit is 24 hours)") when the

@@ -90,6 +90,15 @@ inline std::string format_fixed(double value, int digits) {
   return text.str();
 }
 
+/// The count and its noun, singular for one: counted(1, "entry", "entries") is "1 entry",
+/// counted(3, "head") is "3 heads" (the plural defaults to the noun with an "s").
+template <typename Count>
+std::string counted(Count count, std::string_view noun, std::string_view plural = {}) {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1) return text.append(noun);
+  return plural.empty() ? text.append(noun).append("s") : text.append(plural);
+}
+
 // The checks every layer makes of a number it is given, in the one grammar of InputError:
 // "invalid OPTION VALUE (what is allowed)". Each builds its message only when it throws.
 

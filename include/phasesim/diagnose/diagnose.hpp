@@ -69,10 +69,25 @@ enum class Assumption {
 /// "one slot per phase", "spread over the phase's slots" or "one-hot heads".
 const char* assumption_name(Assumption assumption);
 
+/// Below this chi-squared p-value a fit's deviance against the table says that the model
+/// cannot have made the table (a table the model made is flagged once in 1000).
+inline constexpr double kMisfitP = 0.001;
+
+/// A fit against the table group by group (a group's accuracy is its phase's fitted one):
+/// the fit's deviance against the phases plus the groups' spread within each phase, on
+/// (groups - phases) + the fit's own df; its chi-squared p-value, unset on 0 df.
+struct TableFit {
+  double deviance = 0;
+  int df = 0;
+  std::optional<double> p;
+  bool misfit = false;  ///< p < kMisfitP
+};
+
 /// One fit of the idealized model and the assumption it rests on.
 struct LabelledFit {
   Assumption assumption = Assumption::one_slot_per_phase;
   ModelFit fit;
+  TableFit table;
 };
 
 /// What set the number of phases of the per-phase analysis.
@@ -96,6 +111,8 @@ struct Diagnosis {
   std::string fit_note;  ///< why there is no fit, when there is none
   PowerAnalysis power;
   std::vector<std::string> assumptions;  ///< every assumption the numbers rest on, in words
+  /// One line when a fit does not fit the table (TableFit::misfit); the CLI prints it.
+  std::vector<std::string> warnings;
 };
 
 /// The whole diagnosis. Throws InputError when the spec does not fit the table.
