@@ -23,15 +23,19 @@ namespace detail {
 PHASESIM_HD inline std::uint64_t bits_of(double x) {
 #ifdef __CUDA_ARCH__
   return static_cast<std::uint64_t>(__double_as_longlong(x));
-#else
+#elif defined(__cpp_lib_bit_cast)
   return std::bit_cast<std::uint64_t>(x);
+#else  // emscripten 3.1.6's libc++ (the web build) has no std::bit_cast; its clang has this
+  return __builtin_bit_cast(std::uint64_t, x);
 #endif
 }
 PHASESIM_HD inline double from_bits(std::uint64_t bits) {
 #ifdef __CUDA_ARCH__
   return __longlong_as_double(static_cast<long long>(bits));
-#else
+#elif defined(__cpp_lib_bit_cast)
   return std::bit_cast<double>(bits);
+#else
+  return __builtin_bit_cast(double, bits);
 #endif
 }
 PHASESIM_HD inline std::int32_t high_word(double x) {
