@@ -27,6 +27,7 @@ if(NOT EXISTS /usr/include/Random123/features/gccfeatures.h)
   phasesim_web_missing(Random123 librandom123-dev)
 endif()
 file(GLOB_RECURSE random123_files RELATIVE /usr/include /usr/include/Random123/*)
+list(REMOVE_ITEM random123_files Random123/features/gccfeatures.h)
 foreach(file IN LISTS random123_files)
   get_filename_component(folder ${PHASESIM_WEB_INCLUDE}/${file} DIRECTORY)
   file(MAKE_DIRECTORY ${folder})
@@ -35,8 +36,11 @@ endforeach()
 file(READ /usr/include/Random123/features/gccfeatures.h features)
 string(REPLACE "!defined(__x86_64__) &&" "!defined(__wasm__) && !defined(__x86_64__) &&"
        features "${features}")
-file(REMOVE ${PHASESIM_WEB_INCLUDE}/Random123/features/gccfeatures.h)
-file(WRITE ${PHASESIM_WEB_INCLUDE}/Random123/features/gccfeatures.h "${features}")
+# Written only when it changes: a new date on it at every configure (scripts/build-web.sh
+# configures every time) would rebuild everything that includes Random123.
+file(WRITE ${PROJECT_BINARY_DIR}/gccfeatures.h "${features}")
+configure_file(${PROJECT_BINARY_DIR}/gccfeatures.h
+               ${PHASESIM_WEB_INCLUDE}/Random123/features/gccfeatures.h COPYONLY)
 
 if(NOT IS_DIRECTORY /usr/include/eigen3)
   phasesim_web_missing(Eigen libeigen3-dev)

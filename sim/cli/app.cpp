@@ -99,7 +99,13 @@ std::errc reads_as(const std::string& type, const std::string& value) {
   };
   if (type == "UINT") return as(std::uint64_t{});
   if (type == "INT") return as(std::int64_t{});
+#if defined(__cpp_lib_to_chars)
   if (type == "FLOAT") return as(double{});
+#else  // libc++ before 17 (the browser build) reads integers only: read_number's strtod there
+  double number = 0;
+  if (type == "FLOAT")
+    return read_number(value, number) ? std::errc() : std::errc::invalid_argument;
+#endif
   return std::errc();
 }
 

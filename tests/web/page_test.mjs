@@ -64,13 +64,20 @@ function difference(a, b, tolerance, path = "") {
 const gates8 = (h) => Array.from({ length: 8 }, (_, k) => `logits:${Array.from({ length: 32 }, (_, s) => ((s * 7 + k * 3) % 11) / 5 - 1).join(",")}`).slice(0, h).join(";");
 
 // Twelve parameter sets: the analytic engine, coverage and diversity to 1e-12; the fast
-// engine's Monte Carlo bit for bit (its random numbers are keyed by seed and trial, on any
-// CPU) where the gate is given by its logits, and to 1e-12 where the gate itself is drawn
-// (random:SEED:SCALE: its weights come from exp, whose last bit differs between glibc and
-// emscripten's libc); the optimizer to 1e-6, the phase diagram to 1e-5 and the dynamics to
-// 1e-3, the differences measured on 2026-12-03, which grow over their iterations (the
-// optimizer's iteration count and the dynamics' evaluation count themselves differ by a few). Why the dynamics differ by as much
-// as 5e-4 in a gate weight after 50 steps is not yet understood (issue 27's report).
+// engine's Monte Carlo bit for bit (its random numbers are keyed by seed and trial, and its
+// exp is portable_math's, on any CPU); the optimizer to 1e-6, the phase diagram to 1e-5 and
+// the dynamics to 1e-4. The browser's long double is binary128, not x87's (a last bit of
+// Boost), and its log_normal_cdf takes portable::erfc where the CLI takes Boost's long double
+// erfc (include/phasesim/core/normal.hpp: 40 times faster in wasm). Analytic numbers then
+// differ by 2e-15 (measured 2026-12-03), but what iterates on an accept test amplifies the last
+// bit: the dynamics' line search (flow.hpp's `lowers`, 1e-15 relative) takes other sub-steps
+// (464 evaluations in the CLI, 480 in the page) and a gate weight moves by 2.7e-5 after 50
+// steps; the optimizer's iteration count differs by a few. The cause is that erfc alone: a
+// native build whose log_normal_cdf takes portable::erfc gives the page's documents bit for bit
+// (the dynamics' included), all but the phase diagram (3.6e-10: the success curve's spline
+// nodes call asin and sin of each libc). The phase diagram's optimum is one of several gates
+// equal under the slots' symmetry (which slot of a phase, which phase holds the heavy weight),
+// picked by the last bits: its gates are compared sorted.
 const cases = [
   ["coverage", { window: 8, stride: 4, gate: "last" }, 1e-12],
   ["coverage", { arch: "v4-hca" }, 1e-12],
@@ -79,10 +86,10 @@ const cases = [
   ["niah", { window: 32, stride: 8, gates: gates8(8), beta: 6, groups: 8, context: 32768, engine: "analytic" }, 1e-12],
   ["niah", { arch: "v41-csa", beta: 9.7908, engine: "analytic" }, 1e-12],
   ["niah", { window: 8, stride: 4, gates: "logits:0,0,0,0,0,0,0,0.3465", beta: 9.5135, seed: 4, prompts: 64, engine: "fast" }, 0],
-  ["niah", { window: 8, stride: 8, heads: 8, gates: "random:1:10", beta: 4.1483, seed: 88, prompts: 32, engine: "fast" }, 1e-12],
+  ["niah", { window: 8, stride: 8, heads: 8, gates: "random:1:10", beta: 4.1483, seed: 88, prompts: 32, engine: "fast" }, 0],
   ["optimize", { window: 8, stride: 4, beta: 5, entries: 32768 }, 1e-6],
   ["phase-diagram", { window: 8, stride: 4, beta: "4,8,12", entries: [1024, 32768] }, 1e-5],
-  ["dynamics", { beta: 4.5, init: "random:3:0.1", steps: 400, reweight_at: 200, weights: "1,0,0,0", record_every: 50 }, 1e-3],
+  ["dynamics", { beta: 4.5, init: "random:3:0.1", steps: 400, reweight_at: 200, weights: "1,0,0,0", record_every: 50 }, 1e-4],
   ["diversity", { stride: 4, heads: [4, 8, 16, 32] }, 1e-12],
 ];
 
@@ -115,6 +122,7 @@ for (const [command, options, tolerance] of cases) {
   const expected = cli(command, options).document;
   if (command === "optimize") delete inPage.iterations, delete expected.iterations;
   if (command === "dynamics") delete inPage.runs[0].evaluations, delete expected.runs[0].evaluations;
+  if (command === "phase-diagram") for (const d of [inPage, expected]) for (const r of d.rows) r.gate.sort((a, b) => a - b);
   const d = difference(inPage, expected, tolerance);
   check(d === null, `${command} ${JSON.stringify(options).slice(0, 90)}: ${d ?? (tolerance ? `within ${tolerance}` : "bit for bit")}`);
 }

@@ -38,7 +38,9 @@ std::string simd_target_names() {
 void limit_simd_target(std::string_view name) {
   for (const auto& target : kNamedTargets) {
     if (target.name == name && compiled(target)) {
+#if HWY_HAVE_RUNTIME_DISPATCH
       hwy::DisableTargets(target.bit - 1);
+#endif  // else (the browser build) one target is compiled and called directly, without libhwy
       return;
     }
   }
