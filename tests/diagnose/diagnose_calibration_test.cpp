@@ -312,7 +312,11 @@ TEST_CASE("diagnose fit at 4000 prompts per group: beta is covered when the gate
   const std::array<std::pair<const char*, Assumption>, 2> cases{
       {{"logits:0,0,0,0.3465,0,0,0,0.3465", Assumption::spread_over_slots},
        {"weights:0,0,0,0,1,1,1,1.414", Assumption::one_slot_per_phase}}};
-  for (const auto& [gates, assumption] : cases) {
+  // Named copies, not structured bindings: clang 14 (the sanitizer build) cannot capture
+  // those in the lambdas of CAPTURE and find_if.
+  for (const auto& c : cases) {
+    const char* const gates = c.first;
+    const Assumption assumption = c.second;
     CAPTURE(std::string(gates));
     const auto results = diagnose_draws(large_v4_table(gates), 1, kTables);
     int hits = 0;
@@ -373,7 +377,10 @@ TEST_CASE("diagnose fit with millions of trials a phase: the same limit, the tab
   // each phase, the spread fit both.
   const std::array<std::tuple<double, int, ModelFit>, 2> fits{
       {{7.786, 1, d.fits[0].fit}, {9.643, 2, d.fits[1].fit}}};
-  for (const auto& [beta, slots, fit] : fits) {
+  for (const auto& item : fits) {  // not a structured binding: see above
+    const double beta = std::get<0>(item);
+    const int slots = std::get<1>(item);
+    const ModelFit& fit = std::get<2>(item);
     CAPTURE(beta);
     CHECK(fit.beta == doctest::Approx(beta).epsilon(5e-4));
     CHECK(fit.deviance < 0.01);
