@@ -114,8 +114,7 @@ void add_theorem_commands(py::module_& m) {
       "Optimal k and max weight over (beta, N), and the critical beta*(N) (`phasesim "
       "phase-diagram`). beta: \"a:b:step\" (inclusive) or a comma list, as the CLI's --beta; "
       "entries: a list of N. progress=True shows the ascents done. Returns the `phase-diagram` "
-      "document as a dict (\"rows\": one per "
-      "cell).");
+      "document as a dict (\"rows\": one per cell).");
 
   const theorems::DynamicsCommand d;
   const auto& dd = d.dynamics;
