@@ -9,12 +9,12 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/files.hpp"
 #include "phasesim/model/coverage.hpp"
+#include "phasesim/niah/run.hpp"
 #include "presets.hpp"
 
 namespace phasesim::niah {
 namespace {
 
-constexpr int kMaxHeads = 4096;             // as niah's --heads
 constexpr std::int64_t kMaxSize = 1 << 24;  // window and stride: ints with room to spare
 // Gate slots over all heads (the sum of their windows), however heads and windows combine:
 // 2^26 slots hold 512 MiB of gate weights, and coverage --arch lists each slot in 64 bytes,

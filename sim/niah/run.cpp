@@ -11,7 +11,6 @@
 namespace phasesim::niah {
 namespace {
 
-constexpr int kMaxHeads = 4096;  // the head index shares a 32-bit counter word with the stream
 constexpr int kMaxDim = 65536;
 
 void validate_parameterization(const NiahModel& m) {

@@ -178,7 +178,8 @@ FlatRun flat_run(double beta, int prompts, int tables) {
   return run;
 }
 
-TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrated p-values") {
+TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrated p-values" *
+          doctest::test_suite("statistics")) {
   // Accuracy about 0.5 at 64 prompts per group: the exact p-values are uniform.
   const auto run = flat_run(3.3, 64, 1000);
   check_rate_at_most(run.found, run.tables, 0.05);
@@ -189,7 +190,8 @@ TEST_CASE("diagnose period: flat tables, false positives at most 5% and calibrat
   }
 }
 
-TEST_CASE("diagnose period: at small counts the exact test stays within 5% where chi2 does not") {
+TEST_CASE("diagnose period: at small counts the exact test stays within 5% where chi2 does not" *
+          doctest::test_suite("statistics")) {
   // Accuracy 0.047 at 16 prompts per group (under one success a group on average): the
   // chi-squared reference rejects too often, the exact test never more than 5%.
   const auto run = flat_run(2.75, 16, 2000);
@@ -222,7 +224,8 @@ TEST_CASE("diagnose phases: the worst-phase interval covers the truth when phase
   check_rate_at_most(above, kTables, 0.025);
 }
 
-TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the time") {
+TEST_CASE("diagnose fit with one head: 95% intervals cover the truth 95% of the time" *
+          doctest::test_suite("statistics")) {
   // W = S = 4 (no assumption about slots), a soft gate, N = 256 entries.
   constexpr int kTables = 240;
   const auto spec = four_phases("weights:0.4,0.3,0.2,0.1", 6);

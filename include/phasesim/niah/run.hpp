@@ -17,6 +17,10 @@
 
 namespace phasesim::niah {
 
+/// The most heads a run or an architecture may have: an engine's head index shares a 32-bit
+/// counter word with the stream.
+inline constexpr int kMaxHeads = 4096;
+
 /// The retrieval model: one geometry and one gate per head, and the parameterization,
 /// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are
 /// independent (each its own keys) whatever layer they sit in; an engine's head index h
