@@ -16,6 +16,10 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG= -DCMAKE_C_FLAGS_DEBUG= -DPHASESIM_SANITIZE=ON \
   -DPHASESIM_CUDA=OFF -DPHASESIM_BUILD_BENCHMARKS=OFF "$@" >/dev/null
 cmake --build build-asan --parallel "$jobs"
+# Not repeated when it passed on this same tree and these programs (scripts/pass-stamp.sh).
+stamp=build-asan/sanitizers.passed
+programs=(build-asan/phasesim build-asan/tests/phasesim_tests build-asan/fuzz/fuzz_* build/phasesim)
+if scripts/pass-stamp.sh check "$stamp" "${programs[@]}"; then exit 0; fi
 # Every report ends the run with a stack; leaks are reported too.
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -58,4 +62,5 @@ if command -v valgrind >/dev/null && [[ -x build/phasesim ]]; then
 else
   echo "valgrind pass skipped: it needs valgrind (scripts/install-deps.sh --tests) and build/phasesim"
 fi
+if ((status == 0)); then scripts/pass-stamp.sh record "$stamp" "${programs[@]}" || true; fi
 exit "$status"
