@@ -15,7 +15,7 @@
 # status is non-zero when any failed. PHASESIM_SANITIZERS=0 skips stage 5 and
 # PHASESIM_EMULATION=0 stage 4 (e.g. while iterating on one test).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 
 scripts/install-deps.sh --tests || exit $?
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -48,7 +48,7 @@ skipped() { results+=("skipped $1"); }
 
 emulate_older_cpu() {
   local stamp=build/emulation.passed programs
-  programs=(build/phasesim build/tests/phasesim_tests build/python/_phasesim*.so)
+  programs=(build/phasesim build/tests/phasesim_tests build/python/phasesim/_phasesim*.so)
   if scripts/pass-stamp.sh check "$stamp" "${programs[@]}"; then return 0; fi
   GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA PHASESIM_SIMD_TARGET=sse4 \
     ctest --test-dir build --output-on-failure --parallel "$jobs" --label-regex '^bitexact$' ||
