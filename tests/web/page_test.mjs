@@ -200,7 +200,8 @@ await page.goto("about:blank"); // a new load, not a change of the address's fra
 await page.goto(`${pageUrl}${heavy}`);
 await page.evaluate(() => phasesim.ready.then(() => true));
 await page.waitForFunction(() => document.querySelectorAll("#n-bars rect.bar").length === 8);
-const updateLimitMs = Number(process.env.PHASESIM_WEB_UPDATE_LIMIT_MS ?? 250);
+const updateTargetMs = 50;
+const updateLimitMs = Number(process.env.PHASESIM_WEB_UPDATE_LIMIT_MS ?? 5 * updateTargetMs);
 const updateCount = Number(process.env.PHASESIM_WEB_UPDATES ?? 5);
 const updates = [];
 for (let i = 0; i < updateCount; ++i) {
@@ -210,7 +211,7 @@ for (let i = 0; i < updateCount; ++i) {
 }
 updates.sort((a, b) => a - b);
 const median = updates[Math.floor(updates.length / 2)];
-check(median < updateLimitMs, `analytic update with 8 heads, W = 32, 8 groups: median ${median} ms of ${updates.join(", ")} (under ${updateLimitMs}${updateLimitMs === 50 ? ", the target" : "; the target is 50"})`);
+check(median < updateLimitMs, `analytic update with 8 heads, W = 32, 8 groups: median ${median} ms of ${updates.join(", ")} (under ${updateLimitMs}; the target is ${updateTargetMs})`);
 
 // ---- every panel, and its screenshot ---------------------------------------------------
 await page.goto("about:blank");
