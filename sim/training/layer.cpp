@@ -86,11 +86,16 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
   for (int s = first; s < W; ++s) g[s] /= sum;
 }
 
-// Per-context products shared by the heads: y = X q, C = A X^T, the Gram band.
+// Per-context products shared by the heads: y = X q, C = A X^T, the Gram band. The matrix
+// products are lazy (coefficient by coefficient, each sum in index order): Eigen's blocked
+// product splits a long inner dimension at a block size it derives from the CPU's cache sizes,
+// so its sums, and 600 Adam steps after them, would differ from one CPU to another.
 void prepare_context(const LayerModel& model, const LayerParameters& parameters,
                      const LayerContext& context, LayerWorkspace& w) {
   w.projection.noalias() = context.tokens * context.query;
-  if (model.content) w.token_logits.noalias() = parameters.content() * context.tokens.transpose();
+  if (model.content) {
+    w.token_logits.noalias() = parameters.content().lazyProduct(context.tokens.transpose());
+  }
   if (model.rms_norm) {
     const int W = model.geometry.window;
     for (std::int64_t t = 0; t < model.context; ++t) {
@@ -267,7 +272,7 @@ LayerForward layer_loss(const LayerModel& model, const LayerParameters& paramete
     backward_head(model, parameters, h, context.needle, w.head_mass[h], coef, w, *gradient);
   }
   if (model.content) {
-    gradient->content().noalias() = w.token_gradient * context.tokens;
+    gradient->content().noalias() = w.token_gradient.lazyProduct(context.tokens);  // see above
   } else {
     gradient->content().setZero();
   }

@@ -169,6 +169,32 @@ TEST_CASE("the hand-written gradient matches finite differences on b, a and lamb
   }
 }
 
+TEST_CASE("the gradient's bits do not depend on the CPU's cache sizes" *
+          doctest::test_suite("bitexact")) {
+  // Eigen's blocked matrix product splits the inner dimension at a size it derives from the
+  // cache sizes it reads from the CPU, which changes the order of the sums. A long context
+  // (the inner dimension of the content gradient) under two cache configurations must give
+  // the same bits: the CPU-emulation step cannot vary cache sizes, so this test does.
+  auto m = small_model(true, true);
+  m.context = 1600;
+  const auto p = random_parameters(m, 3);
+  LayerWorkspace w(m);
+  draw_training_context(m, 7, 0, 0, w.context);
+  const auto gradient_with_caches = [&](std::ptrdiff_t l1, std::ptrdiff_t l2, std::ptrdiff_t l3) {
+    Eigen::setCpuCacheSizes(l1, l2, l3);
+    LayerParameters gradient(m.heads, m.geometry.window, m.dim);
+    layer_loss(m, p, w.context, w, &gradient);
+    return Eigen::VectorXd(gradient.values());
+  };
+  const std::ptrdiff_t l1 = Eigen::l1CacheSize(), l2 = Eigen::l2CacheSize(),
+                       l3 = Eigen::l3CacheSize();
+  const auto small = gradient_with_caches(4 * 1024, 32 * 1024, 256 * 1024);
+  const auto large = gradient_with_caches(64 * 1024, 2048 * 1024, 64 * 1024 * 1024);
+  Eigen::setCpuCacheSizes(l1, l2, l3);
+  CHECK(small.cwiseEqual(large).all());
+  CHECK(small.cwiseAbs().maxCoeff() > 0);
+}
+
 TEST_CASE("contexts are the block generator's normals, their needles interior, offsets included") {
   for (int offset : {0, 1}) {
     CAPTURE(offset);
