@@ -52,6 +52,11 @@ void BM_FastConditionalRms(benchmark::State& s) {
   run(s, "fast", {"weights:0,0,0,0,1,2,3,4", 64, true, 131072, 256});
 }
 void BM_FastStreaming(benchmark::State& s) { run(s, "fast", {"uniform", 64, false, 8192, 16}); }
+// W = 8, S = 4, uniform gate (shared tokens), L = 131072, --rms-norm: the streaming-rms path at
+// d = range(0), whose cost per trial should not depend on d.
+void BM_FastStreamingRms(benchmark::State& s) {
+  run(s, "fast", {"uniform", static_cast<int>(s.range(0)), true, 131072, 8});
+}
 void BM_Full(benchmark::State& s) { run(s, "full", {"uniform", 64, false, 8192, 2}); }
 
 // The protocol's head and a float scan workspace for it.
@@ -135,6 +140,7 @@ BENCHMARK(BM_FastChannel)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastConditional)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastConditionalRms)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreaming)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FastStreamingRms)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Full)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NormalRows)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "monte_carlo.hpp"
-#include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
 #include "phasesim/core/normal_block.hpp"
 #include "phasesim/engines/engine.hpp"
@@ -16,6 +16,16 @@ namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
+// What a position draws on the streaming-rms path, from the token stream: normal c of
+// position p is normal_pair_float(p, c / 2)[c % 2], c = kAlong (a_p), kChiNormal and the pair
+// kChiPair, kChiPair + 1 (one attempt at the remainder's chi-square), then the frame
+// coordinates from kFirstCoordinate, then xi_p (content noise). Further chi-square attempts,
+// rare, draw pairs (p, kRetryBlock + 2 (attempt - 1)) and the next: no block of a position is
+// read twice. kRmsBatch positions are drawn at a time.
+constexpr int kAlong = 0, kChiNormal = 1, kChiPair = 2, kFirstCoordinate = 4;
+constexpr std::uint32_t kRetryBlock = 1u << 16;
+constexpr int kRmsBatch = 128;
+
 std::vector<int> support_of(const Gate& gate) {
   std::vector<int> support;
   for (int s = 0; s < gate.window(); ++s) {
@@ -24,16 +34,16 @@ std::vector<int> support_of(const Gate& gate) {
   return support;
 }
 
-// Two weighted slots of one phase, or {-1, -1}: the token an entry holds at slot b is held
-// by the entry (b - a) / S later at slot a, so those entries share it.
-std::pair<int, int> shared_slots(const Geometry& geometry, const Gate& gate) {
+// True when two weighted slots a < b have one phase: the token an entry holds at slot b is
+// held by the entry (b - a) / S later at slot a, so those entries share it.
+bool shares_tokens(const Geometry& geometry, const Gate& gate) {
   const auto support = support_of(gate);
   for (std::size_t a = 0; a < support.size(); ++a) {
     for (std::size_t b = a + 1; b < support.size(); ++b) {
-      if ((support[b] - support[a]) % geometry.stride == 0) return {support[a], support[b]};
+      if ((support[b] - support[a]) % geometry.stride == 0) return true;
     }
   }
-  return {-1, -1};
+  return false;
 }
 
 double norm_of(const double* w, int count) {
@@ -54,15 +64,8 @@ FastPath fast_path(const niah::NiahModel& model, int head) {
   if (!model.full_vector()) {
     return noisy && !model.rms_norm ? FastPath::streaming_entries : FastPath::channel;
   }
-  const auto [a, b] = shared_slots(model.geometry(head), gate);
-  const bool shared = a >= 0;
-  if (model.rms_norm) {
-    require(!shared, "invalid --rms-norm with --engine fast (gate '" + gate.spec +
-                         "' weights slots " + std::to_string(a) + " and " + std::to_string(b) +
-                         ", so neighbouring entries share a token and their RMS norms have no "
-                         "exact fast reduction; use --engine full)");
-    return FastPath::conditional_rms;
-  }
+  const bool shared = shares_tokens(model.geometry(head), gate);
+  if (model.rms_norm) return shared ? FastPath::streaming_rms : FastPath::conditional_rms;
   return shared || noisy ? FastPath::streaming_tokens : FastPath::conditional;
 }
 
@@ -78,6 +81,8 @@ std::string fast_path_name(FastPath path) {
       return "conditional-rms";
     case FastPath::streaming_tokens:
       return "streaming-tokens";
+    case FastPath::streaming_rms:
+      return "streaming-rms";
   }
   return "unknown";
 }
@@ -99,6 +104,7 @@ FastSampler::Head FastSampler::plan_head(int head) const {
   h.support = support_of(gate);
   h.norm = norm_of(gate.weights);
   h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
+  if (h.path == FastPath::streaming_rms) plan_frame(h);
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
     h.boundary_norms.push_back(norm);
@@ -114,9 +120,17 @@ FastSampler::Workspace FastSampler::workspace() const {
   for (auto* v : {&ws.query, &ws.key, &ws.entry}) *v = Eigen::VectorXd::Zero(d);
   ws.normals = Eigen::VectorXd::Zero(W);  // at most W entries hold the needle
   for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi}) *v = Eigen::VectorXd::Zero(W);
-  const auto batch = static_cast<std::size_t>(std::max<Eigen::Index>(512, 2 * W));
-  ws.draws.resize(batch);
+  auto batch = static_cast<std::size_t>(std::max<Eigen::Index>(512, 2 * W));
   ws.more_draws.resize(batch);
+  int coords = 0;
+  for (const auto& h : heads_) {
+    const bool rms = h.path == FastPath::streaming_rms;
+    ws.frames.emplace_back(rms ? dim_ - 1 : 1, rms ? h.frame_capacity : 1, rms ? h.max_open : 1);
+    coords = std::max(coords, h.frame_coords);
+    batch = std::max(batch, static_cast<std::size_t>(2 * h.draw_blocks * kRmsBatch));
+  }
+  ws.across = Eigen::VectorXd::Zero(std::max(coords, 1));
+  ws.draws.resize(batch);
   return ws;
 }
 
@@ -135,6 +149,8 @@ bool FastSampler::retrieves(std::uint32_t trial, std::int64_t needle, int head,
       return conditional_rms(h, t, ws);
     case FastPath::streaming_tokens:
       return streaming_tokens(h, t, ws);
+    case FastPath::streaming_rms:
+      return streaming_rms(h, t, ws);
   }
   return false;
 }
@@ -381,6 +397,178 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
     }
     next = first + W;
     best.offer(j, ring_logit(h, j, ws));
+  }
+  return g.holds(best.entry, t.needle);
+}
+
+// The frame of the streaming-rms path. After an entry closes, the entries still open (at most
+// ceil(W/S) - 1, all holding its last position) leave at most as many axes, and the S positions
+// up to the next close add one each: a frame of ceil(W/S) + S - 1 axes never fills in the
+// interior. Near position 0 it may: it is then compressed before the entries that open at the
+// position join, to at most ceil(W/S) - 1 + (S > 1) <= capacity - 1 axes. A frame spans at most
+// the D = d - 1 dimensions orthogonal to q, where a position has no remainder.
+void FastSampler::plan_frame(Head& h) const {
+  const auto& g = h.geometry;
+  const int space = dim_ - 1;
+  h.max_open = (g.window + g.stride - 1) / g.stride;
+  h.frame_capacity = std::min(space, h.max_open + g.stride - 1);
+  h.frame_coords = h.frame_capacity < space ? h.frame_capacity - 1 : space;
+  h.draw_blocks = (kFirstCoordinate + h.frame_coords + (h.tau > 0 ? 1 : 0) + 1) / 2;
+  for (int k = 0; k <= h.frame_coords; ++k) h.remainders.emplace_back(space - k);
+}
+
+namespace {
+
+// The normals of the streaming-rms path, normal(p, c) = normal_pair_float(p, c / 2)[c % 2],
+// drawn for a batch of positions block by block, so that the block generator runs at its full
+// width over positions whatever the few blocks a position needs.
+class PositionDraws {
+ public:
+  PositionDraws(const RandomStream& stream, int blocks, std::vector<float>& batch)
+      : stream_(stream),
+        blocks_(blocks),
+        range_(static_cast<std::int64_t>(batch.size()) / (2 * blocks)),
+        batch_(batch) {}
+  const RandomStream& stream() const { return stream_; }
+
+  /// The normals of one position: row[c] = normal(p, c).
+  struct Row {
+    const float* first;  ///< normal(p, 0)
+    std::int64_t block_stride;
+    double operator[](int c) const { return first[(c / 2) * block_stride + c % 2]; }
+  };
+  Row row(std::int64_t p) {
+    if (!range_.holds(p)) draw_from(p);
+    return {batch_.data() + 2 * range_.offset(p), 2 * range_.span()};
+  }
+
+ private:
+  void draw_from(std::int64_t p) {
+    range_.start_at(p);
+    for (int b = 0; b < blocks_; ++b) {
+      normal_sequence(stream_, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(b),
+                      2 * range_.span(), 1.0f, batch_.data() + 2 * b * range_.span());
+    }
+  }
+
+  RandomStream stream_;
+  int blocks_;
+  BatchRange range_;
+  std::vector<float>& batch_;
+};
+
+// The length of position p's remainder outside a frame: sqrt of chi^2_{D-k}.
+double remainder_length(const ChiSquare& chi, const PositionDraws::Row& row,
+                        const RandomStream& stream, std::int64_t p) {
+  const double z1 = row[kChiPair], z2 = row[kChiPair + 1];
+  const auto retry = [&](int attempt) {
+    const auto block = kRetryBlock + 2 * static_cast<std::uint32_t>(attempt - 1);
+    const auto index = static_cast<std::uint32_t>(p);
+    const auto pair = stream.normal_pair(index, block + 1);
+    return NormalAndExponential{stream.normal_pair(index, block).x,
+                                (pair.x * pair.x + pair.y * pair.y) / 2};
+  };
+  return std::sqrt(chi.sample(row[kChiNormal], (z1 * z1 + z2 * z2) / 2, retry));
+}
+
+// The needle's key given q: a_p and |r_p| as sampled. r_p's direction is uniform given q (the
+// law of k_p given q is invariant under the rotations that fix q) and independent of every
+// other key, so it is drawn as a Gaussian vector's, in the frame like any r, scaled to |r_p|.
+struct Needle {
+  std::int64_t position;
+  double along;
+  double across;
+};
+
+// Adds position p to the open entries with the given weights: a and r's coordinates z in the
+// frame (ws-owned, frame.dimension() of them) and its remainder.
+void add_position(const std::vector<ChiSquare>& remainders, const Needle& needle, std::int64_t p,
+                  const double* weights, const PositionDraws::Row& row, const RandomStream& stream,
+                  PooledFrame& frame, double* z) {
+  const int k = frame.dimension();
+  if (k >= static_cast<int>(remainders.size())) {  // plan_frame's bound broken: a bug, not input
+    throw std::logic_error("streaming-rms: a frame of " + std::to_string(k) +
+                           " axes outgrew its plan of " + std::to_string(remainders.size() - 1));
+  }
+  for (int c = 0; c < k; ++c) z[c] = row[kFirstCoordinate + c];
+  double remainder = frame.has_remainder()
+                         ? remainder_length(remainders[static_cast<std::size_t>(k)], row, stream, p)
+                         : 0.0;
+  double a = row[kAlong];
+  if (p == needle.position) {
+    double squared = remainder * remainder;
+    for (int c = 0; c < k; ++c) squared += z[c] * z[c];
+    const double scale = squared > 0 ? needle.across / std::sqrt(squared) : 0.0;
+    for (int c = 0; c < k; ++c) z[c] *= scale;
+    remainder *= scale;
+    a = needle.along;
+  }
+  frame.add(weights, a, z, remainder);
+}
+
+// Weights of a position in `count` open entries, the oldest holding it at `slot` (each next
+// one S slots earlier): g_s exp(tau xi), the softmax unnormalized (normalization cannot change
+// a normalized logit). False when none is positive: the position is not drawn.
+bool position_weights(const std::vector<double>& gate, int stride, int slot, int count, double tau,
+                      double xi, double* out) {
+  bool any = false;
+  for (int i = 0; i < count; ++i, slot -= stride) {
+    out[i] = gate[static_cast<std::size_t>(slot)];
+    any = any || out[i] > 0;
+  }
+  if (any && tau > 0) {
+    const double factor = portable::exp(tau * xi);
+    for (int i = 0; i < count; ++i) out[i] *= factor;
+  }
+  return any;
+}
+
+// The normalized logit of a pooled entry, up to the common factor |q|: its cosine to q (0 for
+// an entry that pools nothing, as the full engine scores it).
+double cosine(const PooledFrame::Pooled& pooled) {
+  const double squared = pooled.along * pooled.along + pooled.across_squared;
+  return squared > 0 ? pooled.along / std::sqrt(squared) : 0.0;
+}
+
+}  // namespace
+
+// Full-vector model with --rms-norm, any gate (shared tokens, content noise, boundaries): given
+// q, positions in order, each entry pooled as A e + R while its window is open, R in a
+// PooledFrame of at most ceil(W/S) + S - 1 axes (sim/ENGINES.md derives it). O(W/S + S) normals
+// a position, none per dimension; the argmax of the cosines over all N_c entries.
+bool FastSampler::streaming_rms(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& g = h.geometry;
+  const double a_p = sample_query(t, ws).needle;
+  const double r_p = std::sqrt(std::max(0.0, dim_ * ws.key.squaredNorm() - a_p * a_p));
+  const Needle needle{t.needle, a_p, r_p};
+  PositionDraws draws(stream(t, Stream::token), h.draw_blocks, ws.draws);
+  auto& frame = ws.frames[static_cast<std::size_t>(t.head)];
+  frame.clear();
+  niah::Argmax best;
+  std::int64_t opened = 0;  // entries opened so far: the open ones end at opened - 1
+  const std::int64_t last = g.position(h.entries - 1, g.window - 1);
+  for (std::int64_t p = 0; p <= last; ++p) {
+    const std::int64_t oldest = opened - frame.open_entries();
+    std::int64_t newest = opened;
+    while (newest < h.entries && g.position(newest, 0) <= p) ++newest;
+    const auto row = draws.row(p);
+    const double xi = h.tau > 0 ? row[kFirstCoordinate + h.frame_coords] : 0.0;
+    const bool drawn =
+        position_weights(h.weights, g.stride, static_cast<int>(p - g.position(oldest, 0)),
+                         static_cast<int>(newest - oldest), h.tau, xi, ws.gate.data());
+    if (drawn && frame.full()) frame.compress();  // before the new entries: see plan_frame
+    for (; opened < newest; ++opened) frame.open();
+    if (drawn) {
+      add_position(h.remainders, needle, p, ws.gate.data(), row, draws.stream(), frame,
+                   ws.across.data());
+    }
+    bool closed = false;
+    for (std::int64_t j = opened - frame.open_entries();
+         j < opened && g.position(j, g.window - 1) == p; ++j) {
+      best.offer(j, cosine(frame.close_oldest()));
+      closed = true;
+    }
+    if (closed) frame.compress();
   }
   return g.holds(best.entry, t.needle);
 }

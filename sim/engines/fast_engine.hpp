@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "monte_carlo.hpp"
+#include "phasesim/core/chi_square.hpp"
 #include "phasesim/core/random.hpp"
+#include "phasesim/engines/pooled_frame.hpp"
 #include "phasesim/niah/run.hpp"
 
 namespace phasesim::engines {
@@ -19,10 +21,10 @@ enum class FastPath {
   conditional,        ///< full-vector, no shared weighted token: Gaussians given q, O(d + W)
   conditional_rms,    ///< the same with RMS-normalized entries: max of cosines, O(d m + W)
   streaming_tokens,   ///< full-vector, shared tokens or content noise: scalar logits, O(N_c W)
+  streaming_rms,      ///< full-vector, shared tokens, RMS-normalized: a small frame, O(L (W/S + S))
 };
 
-/// The path for one head. Throws InputError when none is exact: --rms-norm in the
-/// full-vector model with a gate under which neighbouring entries share a weighted token.
+/// The path for one head: every model has an exact one.
 FastPath fast_path(const niah::NiahModel& model, int head);
 std::string fast_path_name(FastPath path);
 
@@ -33,13 +35,15 @@ class FastSampler {
 
   explicit FastSampler(const niah::NiahModel& model);
 
-  /// Per-thread scratch: O(d + W), W the largest window of any head.
+  /// Per-thread scratch: O(d + W + S), W and S the largest window and stride of any head.
   struct Workspace {
     Eigen::VectorXd query, key, entry;     ///< d each
     Eigen::VectorXd normals;               ///< W
     Eigen::VectorXd gate, xi, token;       ///< W each: a gate, content noise, token projections
     Eigen::VectorXd slot_xi;               ///< W: an entry's content noise by slot
+    Eigen::VectorXd across;                ///< a position's coordinates in a PooledFrame
     std::vector<float> draws, more_draws;  ///< batches of the block generator's normals
+    std::vector<PooledFrame> frames;       ///< one per head (used on the streaming-rms path)
   };
   Workspace workspace() const;
 
@@ -61,6 +65,13 @@ class FastSampler {
     double tau = 0;                             ///< content noise; 0 when it cannot move the gate
     std::vector<double> boundary_norms;         ///< ||g_j|| of entries with slots before position 0
     std::int64_t empty_boundary = 0;            ///< boundary entries that pool nothing
+    // streaming_rms: the frame's size, what a position draws (its frame coordinates at most
+    // `frame_coords`) and chi^2_{D-k} for the remainder outside a frame of k axes.
+    int max_open = 0;
+    int frame_capacity = 0;
+    int frame_coords = 0;
+    int draw_blocks = 0;
+    std::vector<ChiSquare> remainders;
   };
   struct Trial {
     std::uint32_t id;
@@ -86,6 +97,8 @@ class FastSampler {
   bool streaming_entries(const Head& h, const Trial& t, Workspace& ws) const;
   bool streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const;
   double ring_logit(const Head& h, std::int64_t j, Workspace& ws) const;
+  bool streaming_rms(const Head& h, const Trial& t, Workspace& ws) const;
+  void plan_frame(Head& h) const;
 
   niah::NiahModel model_;
   int dim_;  ///< d, or 0 in the standardized channel

@@ -45,6 +45,14 @@ TEST_CASE("niah JSON: parameters, per-group results and summary") {
   CHECK(!doc.contains("knockout_result"));
 }
 
+TEST_CASE("niah JSON: --rms-norm with shared tokens runs on the fast engine's streaming-rms path") {
+  const auto doc = run_json(
+      "niah --dim 16 --gates 'uniform;last' --rms-norm --context 1024 --groups 4 --prompts 20");
+  CHECK(doc["engine"] == "fast");
+  CHECK(doc["engine_paths"] == nlohmann::json::array({"streaming-rms", "conditional-rms"}));
+  CHECK(doc["summary"]["trials"] == 80);
+}
+
 TEST_CASE("niah JSON, analytic: exact probabilities, no trial counts, zero-width intervals") {
   const auto doc = run_json("niah --engine analytic --dim 64 --query-noise 1 --knockout 0");
   CHECK(doc["beta_effective"].get<double>() == doctest::Approx(std::sqrt(32.0)));
@@ -106,10 +114,6 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
       {"--query-noise 1",
        "invalid --query-noise without --dim (the query noise belongs to the full-vector model)"},
       {"--dim 1", "invalid --dim 1 (must be in [2, 65536])"},
-      {"--dim 16 --gates uniform --rms-norm",
-       "invalid --rms-norm with --engine fast (gate 'uniform' weights slots 0 and 4, so "
-       "neighbouring entries share a token and their RMS norms have no exact fast reduction; "
-       "use --engine full)"},
       {"--engine full",
        "invalid --engine full without --dim (the full-vector engine needs --dim D)"},
       {"--engine cpu", "invalid --engine cpu (use analytic, fast, full, full-double or gpu)"},

@@ -18,6 +18,11 @@ using namespace phasesim::engines;
 using namespace phasesim::niah;
 using namespace phasesim::test;
 
+namespace phasesim::engines {
+std::unique_ptr<Engine> make_fast_engine();  // registered by builtin_engines()
+std::unique_ptr<Engine> make_full_engine();
+}  // namespace phasesim::engines
+
 namespace {
 
 // W = 8, S = 4, one head "last", beta 4.5, L = 8192, 4 groups x 2000 prompts.
@@ -34,6 +39,45 @@ const NiahResult& result_of(const std::vector<EngineRun>& runs, const std::strin
                                [&](const EngineRun& r) { return r.engine->name() == engine; });
   REQUIRE(it != runs.end());
   return it->result;
+}
+
+// fast against full alone: full-double, about 20 times full's time, would add minutes to the
+// streaming-rms cases and nothing to the comparison (precision-check measures full against it).
+const EngineRegistry& fast_and_full() {
+  static const EngineRegistry registry = [] {
+    EngineRegistry r;
+    r.add(make_fast_engine());
+    r.add(make_full_engine());
+    return r;
+  }();
+  return registry;
+}
+
+// --rms-norm with shared tokens: the fast engine's streaming-rms path against full.
+struct RmsCase {
+  int dim;
+  Geometry geometry;
+  std::string gates;
+  double query_noise;
+  double content_noise;
+  std::int64_t context;
+};
+
+void check_streaming_rms(const RmsCase& c) {
+  CAPTURE(c.dim);
+  CAPTURE(c.geometry.window);
+  CAPTURE(c.geometry.stride);
+  CAPTURE(c.content_noise);
+  auto s = full_vector(base(), c.dim, c.query_noise);
+  s.geometry = c.geometry;
+  s.gates = c.gates;
+  s.content_noise = c.content_noise;
+  s.context = c.context;
+  s.rms_norm = true;
+  REQUIRE(shipped_engines().find("fast").paths(make_run(s).model) ==
+          std::vector<std::string>{"streaming-rms"});
+  const auto runs = check_engines_agree(s, fast_and_full());
+  CHECK(runs.size() == 2);
 }
 
 }  // namespace
@@ -141,6 +185,33 @@ TEST_CASE("full-vector d=16: content noise, with and without --rms-norm") {
   check_engines_agree(s);  // fast conditions on the needle entries' own gates
 }
 
+TEST_CASE("full-vector --rms-norm, shared tokens, d=8 and 16: streaming-rms against full") {
+  check_streaming_rms({8, {8, 4}, "uniform", 0.5, 0, 1024});
+  check_streaming_rms({8, {32, 16}, "random:2:0.5", 0.3, 0.7, 1024});  // 17 axes capped at D = 7
+  check_streaming_rms({16, {4, 2}, "uniform", 0.7, 1, 1024});
+  check_streaming_rms({16, {8, 4}, "random:6", 0.7, 0.5, 1024});
+}
+
+TEST_CASE("full-vector --rms-norm, shared tokens, d=64 and 128: streaming-rms against full") {
+  check_streaming_rms({64, {8, 4}, "uniform", 1.5, 0, 1024});
+  check_streaming_rms({64, {4, 2}, "random:3", 1.5, 1, 1024});
+  check_streaming_rms({128, {32, 16}, "uniform", 2, 0.5, 512});
+  check_streaming_rms({128, {8, 4}, "uniform", 2, 1, 1024});
+}
+
+TEST_CASE("full-vector --rms-norm, shared tokens, at the frame's bounds: S = 1, d = 2 and 4") {
+  check_streaming_rms({16, {3, 1}, "uniform", 0.5, 0, 256});   // W - 1 entries stay open
+  check_streaming_rms({4, {8, 1}, "uniform", 0.3, 0.5, 256});  // the frame spans D = 3
+  check_streaming_rms({2, {8, 4}, "uniform", 0.3, 0, 256});    // D = 1: one axis
+}
+
+TEST_CASE("full-vector --rms-norm, shared tokens: needles near the start, boundary entries") {
+  // L = 64: needles from position 8, entry 0 renormalizes over slots 4..7 (W = 8, S = 4), and
+  // W = 32, S = 16 leaves entry 0 half before position 0.
+  check_streaming_rms({16, {8, 4}, "uniform", 0.7, 1, 64});
+  check_streaming_rms({16, {32, 16}, "uniform", 0.5, 0, 96});
+}
+
 TEST_CASE("full-vector d=16: two heads combined, with a knockout") {
   auto s = full_vector(base(), 16, 1.0);
   s.gates = "last;random:5";
@@ -227,6 +298,33 @@ gate = "weights:1,2,3"
   check_engines_agree(s);
 }
 
+TEST_CASE("architecture, full-vector d=16: --rms-norm, shared and unshared tokens, offsets") {
+  auto s = full_vector(base(), 16, 0.7);
+  s.architecture = architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+offset = 1
+gate = "uniform"
+[[layer]]
+window = 6
+stride = 2
+offset = 1
+gate = "random:4"
+[[layer]]
+window = 6
+stride = 4
+offset = 3
+gate = "weights:1,2,3,4,0,0"
+)");
+  s.context = 1024;
+  s.rms_norm = true;
+  s.content_noise = 0.8;
+  CHECK(shipped_engines().find("fast").paths(make_run(s).model) ==
+        std::vector<std::string>{"streaming-rms", "streaming-rms", "conditional-rms"});
+  check_engines_agree(s, fast_and_full());
+}
+
 TEST_CASE("periodicity: a one-hot gate repeats with period S over the groups") {
   auto s = base();
   s.gates = "onehot:6";
@@ -287,13 +385,6 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "has no content noise; use --engine fast)");
   CHECK_THROWS_WITH(run_spec(s, "full"),
                     "invalid --engine full without --dim (the full-vector engine needs --dim D)");
-  s = full_vector(s, 16, 0);
-  s.gates = "uniform";
-  s.rms_norm = true;
-  CHECK_THROWS_WITH(run_spec(s, "fast"),
-                    "invalid --rms-norm with --engine fast (gate 'uniform' weights slots 0 and 4, "
-                    "so neighbouring entries share a token and their RMS norms have no exact fast "
-                    "reduction; use --engine full)");
   CHECK_THROWS_WITH(shipped_engines().find("cpu"),
                     "invalid --engine cpu (use analytic, fast, full, full-double or gpu)");
 }
@@ -326,7 +417,10 @@ TEST_CASE("Monte Carlo output does not depend on the thread count" *
   arch.architecture = architecture(
       "[[layer]]\nwindow = 3\nstride = 2\noffset = 1\ngate = \"uniform\"\n"
       "[[layer]]\nwindow = 9\nstride = 4\ngate = \"random:3\"");
-  for (const auto& spec : {s, arch}) {
+  auto rms = arch;  // the streaming-rms path, with content noise
+  rms.rms_norm = true;
+  rms.content_noise = 0.5;
+  for (const auto& spec : {s, arch, rms}) {
     for (const auto* name : {"fast", "full", "full-double"}) {
       CAPTURE(name);
       const auto prepared = plan(spec, name);
