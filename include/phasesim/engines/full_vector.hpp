@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "phasesim/core/host_device.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/niah/argmax.hpp"
@@ -67,7 +68,8 @@ PHASESIM_HD inline double content_noise_at(const RandomStream& content, std::int
 /// exist; with content noise tau, slot s gets logit log(g_s) + tau * xi[s] (zero weights stay
 /// zero). The softmax renormalizes over what remains; when nothing remains every weight is 0
 /// and the entry pools nothing. `xi` holds the content noise by slot (unread when tau == 0);
-/// xi and out are pointers or Strided arrays.
+/// xi and out are pointers or Strided arrays. exp and log are portable_math.hpp's: glibc's
+/// differ from one CPU to another in the last bit, and CUDA's from both.
 template <class In, class Out>
 PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slot, double tau,
                                    In xi, Out out) {
@@ -75,16 +77,17 @@ PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slo
   bool any = false;
   for (int s = first_slot; s < window; ++s) {
     if (gate[s] <= 0) continue;
-    const double logit = tau > 0 ? std::log(gate[s]) + tau * xi[s] : 0.0;
+    const double logit = tau > 0 ? portable::log(gate[s]) + tau * xi[s] : 0.0;
     if (!any || logit > top) top = logit;
     any = true;
   }
-  // Without content noise the weights are g_s renormalized by a division: no exp or log,
-  // whose last bits differ between CUDA and glibc.
+  // Without content noise the weights are g_s renormalized by a division: no exp or log.
   double total = 0;
   for (int s = 0; s < window; ++s) {
     const bool live = s >= first_slot && gate[s] > 0;
-    out[s] = !live ? 0.0 : tau > 0 ? std::exp(std::log(gate[s]) + tau * xi[s] - top) : gate[s];
+    out[s] = !live     ? 0.0
+             : tau > 0 ? portable::exp(portable::log(gate[s]) + tau * xi[s] - top)
+                       : gate[s];
     total += out[s];
   }
   for (int s = 0; s < window; ++s) out[s] = any ? out[s] / total : 0.0;
