@@ -131,7 +131,8 @@ TEST_CASE("standardized, with a knockout on the same trials") {
   CHECK(result_of(check_engines_agree(s), "fast").knockout.has_value());
 }
 
-TEST_CASE("fast = analytic in the limit of vanishing content noise (per-entry gate paths)") {
+TEST_CASE("fast = analytic in the limit of vanishing content noise (per-entry gate paths)" *
+          doctest::test_suite("statistics")) {
   auto s = base();
   s.gates = "uniform";
   s.beta = 10;
@@ -143,7 +144,8 @@ TEST_CASE("fast = analytic in the limit of vanishing content noise (per-entry ga
   check_against_exact(run_spec(s, "fast"), exact);  // needle entries' own gates
 }
 
-TEST_CASE("full-vector d=16: one-hot gates (conditional path, empty entries)") {
+TEST_CASE("full-vector d=16: one-hot gates (conditional path, empty entries)" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 1.0);
   s.context = 1024;
   s.gates = "last";
@@ -153,7 +155,8 @@ TEST_CASE("full-vector d=16: one-hot gates (conditional path, empty entries)") {
   check_engines_agree(s);
 }
 
-TEST_CASE("full-vector d=64: uniform gate, entries share tokens (streaming)") {
+TEST_CASE("full-vector d=64: uniform gate, entries share tokens (streaming)" *
+          doctest::test_suite("statistics")) {
   // W = 8, S = 2: every token sits in 4 entries, so entry logits are strongly correlated;
   // sampling them as independent would be 8 points too high here, well beyond 5 sigma.
   auto s = full_vector(base(), 64, 1.0);
@@ -165,7 +168,8 @@ TEST_CASE("full-vector d=64: uniform gate, entries share tokens (streaming)") {
   check_engines_agree(s);
 }
 
-TEST_CASE("full-vector d=16: --rms-norm with boundary entries") {
+TEST_CASE("full-vector d=16: --rms-norm with boundary entries" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 0.7);
   s.geometry = {6, 4};
   s.gates = "weights:1,2,3,4,0,0";  // no token shared; entry 0 renormalizes over slots 2..5
@@ -174,7 +178,8 @@ TEST_CASE("full-vector d=16: --rms-norm with boundary entries") {
   check_engines_agree(s);
 }
 
-TEST_CASE("full-vector d=16: content noise, with and without --rms-norm") {
+TEST_CASE("full-vector d=16: content noise, with and without --rms-norm" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 0.7);
   s.geometry = {6, 4};
   s.gates = "weights:1,2,3,4,0,0";
@@ -185,34 +190,39 @@ TEST_CASE("full-vector d=16: content noise, with and without --rms-norm") {
   check_engines_agree(s);  // fast conditions on the needle entries' own gates
 }
 
-TEST_CASE("full-vector --rms-norm, shared tokens, d=8 and 16: streaming-rms against full") {
+TEST_CASE("full-vector --rms-norm, shared tokens, d=8 and 16: streaming-rms against full" *
+          doctest::test_suite("statistics")) {
   check_streaming_rms({8, {8, 4}, "uniform", 0.5, 0, 1024});
   check_streaming_rms({8, {32, 16}, "random:2:0.5", 0.3, 0.7, 1024});  // 17 axes capped at D = 7
   check_streaming_rms({16, {4, 2}, "uniform", 0.7, 1, 1024});
   check_streaming_rms({16, {8, 4}, "random:6", 0.7, 0.5, 1024});
 }
 
-TEST_CASE("full-vector --rms-norm, shared tokens, d=64 and 128: streaming-rms against full") {
+TEST_CASE("full-vector --rms-norm, shared tokens, d=64 and 128: streaming-rms against full" *
+          doctest::test_suite("statistics")) {
   check_streaming_rms({64, {8, 4}, "uniform", 1.5, 0, 1024});
   check_streaming_rms({64, {4, 2}, "random:3", 1.5, 1, 1024});
   check_streaming_rms({128, {32, 16}, "uniform", 2, 0.5, 512});
   check_streaming_rms({128, {8, 4}, "uniform", 2, 1, 1024});
 }
 
-TEST_CASE("full-vector --rms-norm, shared tokens, at the frame's bounds: S = 1, d = 2 and 4") {
+TEST_CASE("full-vector --rms-norm, shared tokens, at the frame's bounds: S = 1, d = 2 and 4" *
+          doctest::test_suite("statistics")) {
   check_streaming_rms({16, {3, 1}, "uniform", 0.5, 0, 256});   // W - 1 entries stay open
   check_streaming_rms({4, {8, 1}, "uniform", 0.3, 0.5, 256});  // the frame spans D = 3
   check_streaming_rms({2, {8, 4}, "uniform", 0.3, 0, 256});    // D = 1: one axis
 }
 
-TEST_CASE("full-vector --rms-norm, shared tokens: needles near the start, boundary entries") {
+TEST_CASE("full-vector --rms-norm, shared tokens: needles near the start, boundary entries" *
+          doctest::test_suite("statistics")) {
   // L = 64: needles from position 8, entry 0 renormalizes over slots 4..7 (W = 8, S = 4), and
   // W = 32, S = 16 leaves entry 0 half before position 0.
   check_streaming_rms({16, {8, 4}, "uniform", 0.7, 1, 64});
   check_streaming_rms({16, {32, 16}, "uniform", 0.5, 0, 96});
 }
 
-TEST_CASE("full-vector d=16: two heads combined, with a knockout") {
+TEST_CASE("full-vector d=16: two heads combined, with a knockout" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 1.0);
   s.gates = "last;random:5";
   s.context = 1024;
@@ -248,7 +258,8 @@ gate = "uniform"
   check_engines_agree(s);
 }
 
-TEST_CASE("architecture, full-vector d=16: mixed windows, strides and offsets, every fast path") {
+TEST_CASE("architecture, full-vector d=16: mixed windows, strides and offsets, every fast path" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 1.0);
   s.architecture = architecture(R"(
 [[layer]]
@@ -279,7 +290,8 @@ gate = "onehot:1"
         std::vector<std::string>{"conditional", "streaming-tokens", "conditional"});
 }
 
-TEST_CASE("architecture, full-vector d=16: --rms-norm with offsets and W < S") {
+TEST_CASE("architecture, full-vector d=16: --rms-norm with offsets and W < S" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 0.7);
   s.architecture = architecture(R"(
 [[layer]]
@@ -298,7 +310,8 @@ gate = "weights:1,2,3"
   check_engines_agree(s);
 }
 
-TEST_CASE("architecture, full-vector d=16: --rms-norm, shared and unshared tokens, offsets") {
+TEST_CASE("architecture, full-vector d=16: --rms-norm, shared and unshared tokens, offsets" *
+          doctest::test_suite("statistics")) {
   auto s = full_vector(base(), 16, 0.7);
   s.architecture = architecture(R"(
 [[layer]]
@@ -343,7 +356,7 @@ TEST_CASE("periodicity: a one-hot gate repeats with period S over the groups") {
   CHECK(exact.groups[0].accuracy < 0.01);
 }
 
-TEST_CASE("full attention (W = S = 1) is flat") {
+TEST_CASE("full attention (W = S = 1) is flat" * doctest::test_suite("statistics")) {
   auto s = base();
   s.geometry = {1, 1};
   s.beta = 4;
