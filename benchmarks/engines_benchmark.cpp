@@ -6,10 +6,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "generator_benchmark.hpp"
+#include "phasesim/core/error.hpp"
 #include "phasesim/core/normal_block.hpp"
+#include "phasesim/core/simd_target.hpp"
 #include "phasesim/engines/full_vector_simd.hpp"
 #include "phasesim/engines/plan.hpp"
 
@@ -73,20 +77,6 @@ struct Protocol {
   ScanWorkspace<float> ws = ScanWorkspace<float>::carve(reals.data(), doubles.data(), 8, row);
 };
 
-// The block generator: float normals per second, 64 rows of d = 64 per call.
-void BM_NormalRows(benchmark::State& state) {
-  const RandomStream keys(1, 0, 0, Stream::key);
-  std::vector<float> rows(64 * 64);
-  std::uint32_t first = 0;
-  for (auto _ : state) {
-    normal_rows(keys, first, 64, 64, 0.125f, rows.data(), 64);
-    first += 64;
-    benchmark::DoNotOptimize(rows.data());
-  }
-  state.counters["normals/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * 64 * 64, benchmark::Counter::kIsRate);
-}
-
 // Pooling: one entry's logit from a ring of W = 8 keys (d = 64, uniform gate, RMS norm).
 void BM_EntryLogit(benchmark::State& state) {
   Protocol p;
@@ -142,13 +132,20 @@ BENCHMARK(BM_FastConditionalRms)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreaming)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreamingRms)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Full)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NormalRows)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_FullTrial)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RngFloor)->Unit(benchmark::kMillisecond);
 
-// BENCHMARK_MAIN with the block generator's SIMD target in the report's context.
+// BENCHMARK_MAIN with the generator's cases per SIMD target, and the target the dispatch picks
+// (PHASESIM_SIMD_TARGET limits it, as for the CLI) in the report's context.
 int main(int argc, char** argv) {
+  try {
+    phasesim::limit_simd_target_from_environment();
+  } catch (const phasesim::InputError& e) {
+    std::fprintf(stderr, "phasesim_benchmarks: %s\n", e.what());
+    return 2;
+  }
+  phasesim::register_generator_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("simd_target", phasesim::simd_target());

@@ -92,6 +92,24 @@ TEST_CASE("normal_rows and normal_sequence write normal_pair_float, bit for bit"
   });
 }
 
+TEST_CASE("Box-Muller on philox_row's words gives normal_rows' pairs, bit for bit" *
+          doctest::test_suite("bitexact")) {
+  const RandomStream stream(5, 8, 2, Stream::key);
+  for_each_target([&] {
+    for (const int pairs : {1, 7, 8, 33, 64}) {  // partial and whole vectors on every target
+      CAPTURE(pairs);
+      std::vector<std::uint32_t> words(static_cast<std::size_t>(4 * pairs));
+      philox_row(stream, 12, 0, pairs, words.data());
+      std::vector<float> got(static_cast<std::size_t>(2 * pairs + 1), -7.0f);
+      std::vector<float> expected(static_cast<std::size_t>(2 * pairs));
+      box_muller_words(words.data(), pairs, 0.5f, got.data());
+      normal_rows(stream, 12, 1, 2 * pairs, 0.5f, expected.data(), 2 * pairs);
+      for (int c = 0; c < 2 * pairs; ++c) CHECK(same_bits(got[c], expected[c]));
+      CHECK(got.back() == -7.0f);  // nothing written past the last pair
+    }
+  });
+}
+
 TEST_CASE("the float pairs are RandomStream::normal_pair to float rounding") {
   const RandomStream stream(2024, 9, 0, Stream::query_noise);
   const std::uint32_t pairs = 200000;

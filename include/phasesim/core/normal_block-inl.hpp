@@ -39,11 +39,23 @@ struct PhiloxLanes {
 inline constexpr std::uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
 inline constexpr std::uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
 
-/// Vectors of counters computed together: their independent rounds hide each other's latency.
-inline constexpr int kBatch = 2;
+/// Vectors of counters a Philox call computes with their rounds interleaved, and vectors of
+/// pairs Box-Muller then transforms together, statement by statement: independent chains fill
+/// each other's waits (one vector's log, then square root, is a chain longer than the CPU's
+/// scheduler holds). Two need 16 vector registers for the counters alone (four 64-bit halves
+/// of four words), which x86 has only with AVX-512 (32 registers); below it the compiler
+/// spilled them to the stack in every round, so one vector there. Measured with
+/// benchmarks/generator_benchmark.cpp on an AMD EPYC (ns per normal, normal_rows): AVX-512
+/// 1.59 -> 1.33 with two vectors in Box-Muller; AVX2 3.34 -> 2.84 with one (3.3 to 3.5 with
+/// two, Box-Muller's gain lost to Philox's spills). Neither changes a number.
+#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
+inline constexpr int kVectors = 1;
+#else
+inline constexpr int kVectors = 2;
+#endif
 
 struct PhiloxBatch {
-  PhiloxLanes v[kBatch];
+  PhiloxLanes v[kVectors];
 };
 
 #if HWY_TARGET == HWY_SCALAR
@@ -53,7 +65,7 @@ HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, s
                               bool over_index) {
   const WordTag du;
   PhiloxBatch batch;
-  for (std::uint32_t k = 0; k < kBatch; ++k) {
+  for (std::uint32_t k = 0; k < kVectors; ++k) {
     const auto w = stream.bits(index + (over_index ? k : 0), block + (over_index ? 0 : k));
     batch.v[k] = {hn::Set(du, w[0]), hn::Set(du, w[1]), hn::Set(du, w[2]), hn::Set(du, w[3])};
   }
@@ -95,7 +107,7 @@ HWY_INLINE void Rounds(WideCounters (&c)[kSets], RandomStream::Philox::key_type 
   }
 }
 
-/// Philox4x32-10 of kBatch vectors of counters, lane i of vector k being counter
+/// Philox4x32-10 of kVectors vectors of counters, lane i of vector k being counter
 /// (index + kN + i, block) when `over_index`, else (index, block + kN + i), N = Lanes; trial
 /// and tag from the stream.
 HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, std::uint32_t block,
@@ -104,8 +116,8 @@ HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, s
   const WideTag dw;
   const auto counter = stream.counter(index, block);
   const auto half = static_cast<std::uint64_t>(hn::Lanes(dw));
-  WideCounters c[2 * kBatch];
-  for (int k = 0; k < 2 * kBatch; ++k) {
+  WideCounters c[2 * kVectors];
+  for (int k = 0; k < 2 * kVectors; ++k) {
     c[k] = {hn::Set(dw, counter[0]), hn::Set(dw, counter[1]), hn::Set(dw, counter[2]),
             hn::Set(dw, counter[3])};
     Wide& varying = over_index ? c[k].c0 : c[k].c1;
@@ -116,7 +128,7 @@ HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, s
     return hn::ConcatEven(du, hn::BitCast(du, upper), hn::BitCast(du, lower));
   };
   PhiloxBatch batch;
-  for (int k = 0; k < kBatch; ++k) {
+  for (int k = 0; k < kVectors; ++k) {
     const auto& lo = c[2 * k];
     const auto& hi = c[2 * k + 1];
     batch.v[k] = {join(hi.c0, lo.c0), join(hi.c1, lo.c1), join(hi.c2, lo.c2), join(hi.c3, lo.c3)};
@@ -137,72 +149,107 @@ HWY_INLINE Floats WordsToFloat(Words v) {
   return hn::Add(hn::Mul(high, hn::Set(df, 256.0f)), low);
 }
 
-/// float_normal::log_unit, lane by lane.
-HWY_INLINE Floats LogUnit(Floats u) {
+/// float_normal::log_unit, lane by lane, of N vectors: every statement is a loop over the N,
+/// so that the unrolled code interleaves their independent chains (kVectors).
+template <int N>
+HWY_INLINE void LogUnit(const Floats (&u)[N], Floats (&out)[N]) {
   namespace fn = float_normal;
   const FloatTag df;
   const IntTag di;
-  const auto bits = hn::BitCast(di, u);
-  auto e = hn::Sub(hn::ShiftRight<23>(bits), hn::Set(di, 127));
-  auto m_bits = hn::Or(hn::And(bits, hn::Set(di, 0x007FFFFF)), hn::Set(di, 0x3F800000));
-  const auto above = hn::Gt(m_bits, hn::Set(di, static_cast<std::int32_t>(fn::kSqrt2Bits)));
-  m_bits = hn::IfThenElse(above, hn::Sub(m_bits, hn::Set(di, 0x00800000)), m_bits);
-  e = hn::IfThenElse(above, hn::Add(e, hn::Set(di, 1)), e);
-  const auto f = hn::Sub(hn::BitCast(df, m_bits), hn::Set(df, 1.0f));
-  const auto s = hn::Div(f, hn::Add(hn::Set(df, 2.0f), f));
-  const auto z = hn::Mul(s, s);
-  auto r = hn::Add(hn::Set(df, fn::kLog7), hn::Mul(z, hn::Set(df, fn::kLog9)));
-  r = hn::Add(hn::Set(df, fn::kLog5), hn::Mul(z, r));
-  r = hn::Mul(z, hn::Add(hn::Set(df, fn::kLog3), hn::Mul(z, r)));
-  const auto half_f2 = hn::Mul(hn::Mul(hn::Set(df, 0.5f), f), f);
-  const auto e_f = hn::ConvertTo(df, e);
-  const auto correction =
-      hn::Add(hn::Mul(s, hn::Add(half_f2, r)), hn::Mul(e_f, hn::Set(df, fn::kLn2Low)));
-  return hn::Sub(hn::Mul(e_f, hn::Set(df, fn::kLn2High)), hn::Sub(hn::Sub(half_f2, correction), f));
+  hn::Vec<IntTag> e[N], m_bits[N];
+  Floats f[N], s[N], z[N], r[N], half_f2[N], e_f[N];
+  for (int i = 0; i < N; ++i) {
+    const auto bits = hn::BitCast(di, u[i]);
+    e[i] = hn::Sub(hn::ShiftRight<23>(bits), hn::Set(di, 127));
+    m_bits[i] = hn::Or(hn::And(bits, hn::Set(di, 0x007FFFFF)), hn::Set(di, 0x3F800000));
+  }
+  for (int i = 0; i < N; ++i) {
+    const auto above = hn::Gt(m_bits[i], hn::Set(di, static_cast<std::int32_t>(fn::kSqrt2Bits)));
+    m_bits[i] = hn::IfThenElse(above, hn::Sub(m_bits[i], hn::Set(di, 0x00800000)), m_bits[i]);
+    e[i] = hn::IfThenElse(above, hn::Add(e[i], hn::Set(di, 1)), e[i]);
+  }
+  for (int i = 0; i < N; ++i) f[i] = hn::Sub(hn::BitCast(df, m_bits[i]), hn::Set(df, 1.0f));
+  for (int i = 0; i < N; ++i) s[i] = hn::Div(f[i], hn::Add(hn::Set(df, 2.0f), f[i]));
+  for (int i = 0; i < N; ++i) z[i] = hn::Mul(s[i], s[i]);
+  for (int i = 0; i < N; ++i)
+    r[i] = hn::Add(hn::Set(df, fn::kLog7), hn::Mul(z[i], hn::Set(df, fn::kLog9)));
+  for (int i = 0; i < N; ++i) r[i] = hn::Add(hn::Set(df, fn::kLog5), hn::Mul(z[i], r[i]));
+  for (int i = 0; i < N; ++i) {
+    r[i] = hn::Mul(z[i], hn::Add(hn::Set(df, fn::kLog3), hn::Mul(z[i], r[i])));
+  }
+  for (int i = 0; i < N; ++i) half_f2[i] = hn::Mul(hn::Mul(hn::Set(df, 0.5f), f[i]), f[i]);
+  for (int i = 0; i < N; ++i) e_f[i] = hn::ConvertTo(df, e[i]);
+  for (int i = 0; i < N; ++i) {
+    const auto correction = hn::Add(hn::Mul(s[i], hn::Add(half_f2[i], r[i])),
+                                    hn::Mul(e_f[i], hn::Set(df, fn::kLn2Low)));
+    out[i] = hn::Sub(hn::Mul(e_f[i], hn::Set(df, fn::kLn2High)),
+                     hn::Sub(hn::Sub(half_f2[i], correction), f[i]));
+  }
 }
 
-/// float_normal::sincospi, lane by lane.
-HWY_INLINE void SinCosPi(Floats a, Floats& sine, Floats& cosine) {
+/// float_normal::sincospi, lane by lane, of N vectors interleaved as LogUnit's.
+template <int N>
+HWY_INLINE void SinCosPi(const Floats (&a)[N], Floats (&sine)[N], Floats (&cosine)[N]) {
   namespace fn = float_normal;
   const FloatTag df;
   const IntTag di;
-  const auto n = hn::Floor(hn::Add(hn::Mul(hn::Set(df, 2.0f), a), hn::Set(df, 0.5f)));
-  const auto x = hn::Sub(a, hn::Mul(hn::Set(df, 0.5f), n));
-  const auto x2 = hn::Mul(x, x);
-  auto s = hn::Add(hn::Set(df, fn::kSin7), hn::Mul(x2, hn::Set(df, fn::kSin9)));
-  s = hn::Add(hn::Set(df, fn::kSin5), hn::Mul(x2, s));
-  s = hn::Add(hn::Set(df, fn::kSin3), hn::Mul(x2, s));
-  s = hn::Mul(x, hn::Add(hn::Set(df, fn::kSin1), hn::Mul(x2, s)));
-  auto c = hn::Add(hn::Set(df, fn::kCos8), hn::Mul(x2, hn::Set(df, fn::kCos10)));
-  c = hn::Add(hn::Set(df, fn::kCos6), hn::Mul(x2, c));
-  c = hn::Add(hn::Set(df, fn::kCos4), hn::Mul(x2, c));
-  c = hn::Add(hn::Set(df, 1.0f), hn::Mul(x2, hn::Add(hn::Set(df, fn::kCos2), hn::Mul(x2, c))));
-  const auto q = hn::And(hn::ConvertTo(di, n), hn::Set(di, 3));
-  const auto swap = hn::RebindMask(df, hn::Eq(hn::And(q, hn::Set(di, 1)), hn::Set(di, 1)));
-  const auto flip_sine = hn::RebindMask(df, hn::Eq(hn::And(q, hn::Set(di, 2)), hn::Set(di, 2)));
-  const auto q1 = hn::And(hn::Add(q, hn::Set(di, 1)), hn::Set(di, 2));
-  const auto flip_cosine = hn::RebindMask(df, hn::Eq(q1, hn::Set(di, 2)));
-  sine = hn::IfThenElse(swap, c, s);
-  cosine = hn::IfThenElse(swap, s, c);
-  sine = hn::IfThenElse(flip_sine, hn::Neg(sine), sine);
-  cosine = hn::IfThenElse(flip_cosine, hn::Neg(cosine), cosine);
+  Floats n[N], x[N], x2[N], s[N], c[N];
+  for (int i = 0; i < N; ++i) {
+    n[i] = hn::Floor(hn::Add(hn::Mul(hn::Set(df, 2.0f), a[i]), hn::Set(df, 0.5f)));
+  }
+  for (int i = 0; i < N; ++i) x[i] = hn::Sub(a[i], hn::Mul(hn::Set(df, 0.5f), n[i]));
+  for (int i = 0; i < N; ++i) x2[i] = hn::Mul(x[i], x[i]);
+  for (int i = 0; i < N; ++i) {
+    s[i] = hn::Add(hn::Set(df, fn::kSin7), hn::Mul(x2[i], hn::Set(df, fn::kSin9)));
+    c[i] = hn::Add(hn::Set(df, fn::kCos8), hn::Mul(x2[i], hn::Set(df, fn::kCos10)));
+  }
+  for (int i = 0; i < N; ++i) {
+    s[i] = hn::Add(hn::Set(df, fn::kSin5), hn::Mul(x2[i], s[i]));
+    c[i] = hn::Add(hn::Set(df, fn::kCos6), hn::Mul(x2[i], c[i]));
+  }
+  for (int i = 0; i < N; ++i) {
+    s[i] = hn::Add(hn::Set(df, fn::kSin3), hn::Mul(x2[i], s[i]));
+    c[i] = hn::Add(hn::Set(df, fn::kCos4), hn::Mul(x2[i], c[i]));
+  }
+  for (int i = 0; i < N; ++i) {
+    s[i] = hn::Mul(x[i], hn::Add(hn::Set(df, fn::kSin1), hn::Mul(x2[i], s[i])));
+    c[i] = hn::Add(hn::Set(df, 1.0f),
+                   hn::Mul(x2[i], hn::Add(hn::Set(df, fn::kCos2), hn::Mul(x2[i], c[i]))));
+  }
+  for (int i = 0; i < N; ++i) {
+    const auto q = hn::And(hn::ConvertTo(di, n[i]), hn::Set(di, 3));
+    const auto swap = hn::RebindMask(df, hn::Eq(hn::And(q, hn::Set(di, 1)), hn::Set(di, 1)));
+    const auto flip_sine = hn::RebindMask(df, hn::Eq(hn::And(q, hn::Set(di, 2)), hn::Set(di, 2)));
+    const auto q1 = hn::And(hn::Add(q, hn::Set(di, 1)), hn::Set(di, 2));
+    const auto flip_cosine = hn::RebindMask(df, hn::Eq(q1, hn::Set(di, 2)));
+    sine[i] = hn::IfThenElse(swap, c[i], s[i]);
+    cosine[i] = hn::IfThenElse(swap, s[i], c[i]);
+    sine[i] = hn::IfThenElse(flip_sine, hn::Neg(sine[i]), sine[i]);
+    cosine[i] = hn::IfThenElse(flip_cosine, hn::Neg(cosine[i]), cosine[i]);
+  }
 }
 
-/// float_normal::box_muller of every lane's words: x and y of each lane's pair.
-HWY_INLINE void BoxMuller(const PhiloxLanes& w, float scale, Floats& x, Floats& y) {
+/// float_normal::box_muller of every lane's words in N vectors: x and y of each lane's pair.
+template <int N>
+HWY_INLINE void BoxMuller(const PhiloxLanes (&w)[N], float scale, Floats (&x)[N], Floats (&y)[N]) {
   const FloatTag df;
   const IntTag di;
-  const auto low =
-      hn::Add(hn::Mul(WordsToFloat(w.w2), hn::Set(df, 0x1p-64f)), hn::Set(df, 0x1p-65f));
-  const auto u = hn::Add(hn::Mul(WordsToFloat(w.w3), hn::Set(df, 0x1p-32f)), low);
-  const auto a = hn::Add(hn::Mul(hn::ConvertTo(df, hn::BitCast(di, w.w1)), hn::Set(df, 0x1p-31f)),
-                         hn::Set(df, 0x1p-32f));
-  const auto radius =
-      hn::Mul(hn::Sqrt(hn::Mul(hn::Set(df, -2.0f), LogUnit(u))), hn::Set(df, scale));
-  Floats sine, cosine;
+  Floats u[N], a[N], log_u[N], sine[N], cosine[N];
+  for (int i = 0; i < N; ++i) {
+    const auto low =
+        hn::Add(hn::Mul(WordsToFloat(w[i].w2), hn::Set(df, 0x1p-64f)), hn::Set(df, 0x1p-65f));
+    u[i] = hn::Add(hn::Mul(WordsToFloat(w[i].w3), hn::Set(df, 0x1p-32f)), low);
+    a[i] = hn::Add(hn::Mul(hn::ConvertTo(df, hn::BitCast(di, w[i].w1)), hn::Set(df, 0x1p-31f)),
+                   hn::Set(df, 0x1p-32f));
+  }
+  LogUnit(u, log_u);
   SinCosPi(a, sine, cosine);
-  x = hn::Mul(sine, radius);
-  y = hn::Mul(cosine, radius);
+  for (int i = 0; i < N; ++i) {
+    const auto radius =
+        hn::Mul(hn::Sqrt(hn::Mul(hn::Set(df, -2.0f), log_u[i])), hn::Set(df, scale));
+    x[i] = hn::Mul(sine[i], radius);
+    y[i] = hn::Mul(cosine[i], radius);
+  }
 }
 
 /// Stores the first `count` values of the interleaved pairs (x0, y0, x1, y1, ...).
@@ -219,16 +266,16 @@ HWY_INLINE void StorePairs(Floats x, Floats y, std::int64_t count, float* out) {
 }
 
 /// out[c] = scale * normal(index, c) to float rounding, c < count: components 2b and 2b + 1
-/// from block b, kBatch vectors of blocks at a time.
+/// from block b, kVectors vectors of blocks at a time.
 HWY_INLINE void NormalRow(const RandomStream& stream, std::uint32_t index, int count, float scale,
                           float* HWY_RESTRICT out) {
   const auto step = 2 * static_cast<int>(hn::Lanes(FloatTag()));
-  for (int c = 0; c < count; c += kBatch * step) {
+  for (int c = 0; c < count; c += kVectors * step) {
     const auto batch = Philox(stream, index, static_cast<std::uint32_t>(c / 2), false);
-    for (int k = 0; k < kBatch && c + k * step < count; ++k) {
-      Floats x, y;
-      BoxMuller(batch.v[k], scale, x, y);
-      StorePairs(x, y, count - c - k * step, out + c + k * step);
+    Floats x[kVectors], y[kVectors];
+    BoxMuller(batch.v, scale, x, y);
+    for (int k = 0; k < kVectors && c + k * step < count; ++k) {
+      StorePairs(x[k], y[k], count - c - k * step, out + c + k * step);
     }
   }
 }
@@ -238,12 +285,12 @@ HWY_INLINE void NormalSequence(const RandomStream& stream, std::uint32_t first_i
                                std::uint32_t block, std::int64_t count, float scale,
                                float* HWY_RESTRICT out) {
   const auto step = 2 * static_cast<std::int64_t>(hn::Lanes(FloatTag()));
-  for (std::int64_t v = 0; v < count; v += kBatch * step) {
+  for (std::int64_t v = 0; v < count; v += kVectors * step) {
     const auto batch = Philox(stream, first_index + static_cast<std::uint32_t>(v / 2), block, true);
-    for (int k = 0; k < kBatch && v + k * step < count; ++k) {
-      Floats x, y;
-      BoxMuller(batch.v[k], scale, x, y);
-      StorePairs(x, y, count - v - k * step, out + v + k * step);
+    Floats x[kVectors], y[kVectors];
+    BoxMuller(batch.v, scale, x, y);
+    for (int k = 0; k < kVectors && v + k * step < count; ++k) {
+      StorePairs(x[k], y[k], count - v - k * step, out + v + k * step);
     }
   }
 }

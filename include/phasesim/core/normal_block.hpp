@@ -28,6 +28,12 @@ void normal_sequence(const RandomStream& stream, std::uint32_t first_index, std:
 void philox_row(const RandomStream& stream, std::uint32_t index, std::uint32_t first_block,
                 std::int64_t calls, std::uint32_t* out);
 
+/// Box-Muller alone on given Philox words (four per pair, as philox_row writes them):
+/// out[2i + k] = scale * (the pair of words[4i..4i + 3])[k], i < pairs; normal_rows draws the
+/// same pairs from the same words. For the benchmark that times the two halves of the
+/// generator apart, and for tests.
+void box_muller_words(const std::uint32_t* words, std::int64_t pairs, float scale, float* out);
+
 /// The SIMD instruction set the dispatch picked on this CPU ("AVX3", "AVX2", "SSE4", "NEON",
 /// "EMU128" for the portable fallback, ...).
 std::string simd_target();
