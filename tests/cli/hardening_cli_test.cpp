@@ -52,6 +52,11 @@ TEST_CASE("crashes and hangs are refused up front with the estimate and the limi
       {"niah --engine full --dim 4096 --context 100000000 --prompts 100000 --threads 2",
        "phasesim niah: too large: --window 8, --heads 1, --context 100000000, 800000 trials, "
        "--engine full would take about 8533 days on 2 threads (the limit is 24 hours)"},
+      // The fast engine's streaming paths visit every entry of every trial.
+      {"niah --engine fast --dim 64 --rms-norm --gates uniform --context 100000000 "
+       "--prompts 100000 --threads 2",
+       "phasesim niah: too large: --window 8, --heads 1, --context 100000000, 800000 trials, "
+       "--engine fast would take about 19 days on 2 threads (the limit is 24 hours)"},
   });
   // train's total work, steps x batch x context, not each factor alone.
   const auto train = run_cli("train --steps 1000000 --batch 4096 --context 8192 --threads 2");
