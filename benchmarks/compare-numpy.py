@@ -14,7 +14,8 @@ Runs, on the issue's protocol (W=8 S=4, uniform gate, L=131072, d=64, query nois
      on the full engine and on the fast one (its exact streaming-rms path).
 and prints every ratio next to its target, with the SIMD target that produced it and that
 target's vector width. --simd-target runs everything at a lower target (PHASESIM_SIMD_TARGET):
-on an AVX-512 machine, --simd-target avx2 measures what an AVX2 machine runs. Times are wall-clock (what a user waits) and CPU
+on an AVX-512 machine, --simd-target avx2 measures what an AVX2 machine runs. Times are
+wall-clock (what a user waits) and CPU
 (user + system time of the child, which another process on the machine does not inflate);
 the load average is printed with them. Run from anywhere:
 

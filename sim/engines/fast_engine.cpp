@@ -8,6 +8,7 @@
 #include "monte_carlo.hpp"
 #include "phasesim/core/extremes.hpp"
 #include "phasesim/core/normal_block.hpp"
+#include "phasesim/core/portable_math.hpp"
 #include "phasesim/engines/engine.hpp"
 #include "phasesim/engines/full_vector.hpp"
 
@@ -415,6 +416,9 @@ void FastSampler::plan_frame(Head& h) const {
   h.frame_coords = h.frame_capacity < space ? h.frame_capacity - 1 : space;
   h.draw_blocks = (kFirstCoordinate + h.frame_coords + (h.tau > 0 ? 1 : 0) + 1) / 2;
   for (int k = 0; k <= h.frame_coords; ++k) h.remainders.emplace_back(space - k);
+  for (const double w : h.weights) {
+    h.log_weights.push_back(w > 0 ? portable::log(w) : PooledFrame::kNoWeight);
+  }
 }
 
 namespace {
@@ -480,11 +484,16 @@ struct Needle {
   double across;
 };
 
-// Adds position p to the open entries with the given weights: a and r's coordinates z in the
-// frame (ws-owned, frame.dimension() of them) and its remainder.
-void add_position(const std::vector<ChiSquare>& remainders, const Needle& needle, std::int64_t p,
-                  const double* weights, const PositionDraws::Row& row, const RandomStream& stream,
-                  PooledFrame& frame, double* z) {
+// What position p adds to the open entries, before their weights: a, and r as its coordinates
+// z in the frame (ws-owned, frame.dimension() of them) and its remainder.
+struct PositionDraw {
+  double along;
+  double remainder;
+};
+
+PositionDraw draw_position(const std::vector<ChiSquare>& remainders, const Needle& needle,
+                           std::int64_t p, const PositionDraws::Row& row,
+                           const RandomStream& stream, const PooledFrame& frame, double* z) {
   const int k = frame.dimension();
   if (k >= static_cast<int>(remainders.size())) {  // plan_frame's bound broken: a bug, not input
     throw std::logic_error("streaming-rms: a frame of " + std::to_string(k) +
@@ -503,22 +512,25 @@ void add_position(const std::vector<ChiSquare>& remainders, const Needle& needle
     remainder *= scale;
     a = needle.along;
   }
-  frame.add(weights, a, z, remainder);
+  return {a, remainder};
 }
 
 // Weights of a position in `count` open entries, the oldest holding it at `slot` (each next
-// one S slots earlier): g_s exp(tau xi), the softmax unnormalized (normalization cannot change
-// a normalized logit). False when none is positive: the position is not drawn.
-bool position_weights(const std::vector<double>& gate, int stride, int slot, int count, double tau,
-                      double xi, double* out) {
+// one S slots earlier), from the gate's g_s or, with content noise, from its log g_s: g_s, or
+// log g_s + tau xi for PooledFrame::add_logs (the softmax unnormalized, which cannot change a
+// normalized logit; exp(tau xi) alone overflows for large tau). False when no g_s is positive:
+// the position is not drawn.
+bool position_weights(const double* gate, int stride, int slot, int count, double tau, double xi,
+                      double* out) {
   bool any = false;
   for (int i = 0; i < count; ++i, slot -= stride) {
-    out[i] = gate[static_cast<std::size_t>(slot)];
-    any = any || out[i] > 0;
-  }
-  if (any && tau > 0) {
-    const double factor = portable::exp(tau * xi);
-    for (int i = 0; i < count; ++i) out[i] *= factor;
+    out[i] = gate[slot];
+    if (tau > 0) {
+      any = any || out[i] != PooledFrame::kNoWeight;
+      out[i] += tau * xi;
+    } else {
+      any = any || out[i] > 0;
+    }
   }
   return any;
 }
@@ -554,13 +566,19 @@ bool FastSampler::streaming_rms(const Head& h, const Trial& t, Workspace& ws) co
     const auto row = draws.row(p);
     const double xi = h.tau > 0 ? row[kFirstCoordinate + h.frame_coords] : 0.0;
     const bool drawn =
-        position_weights(h.weights, g.stride, static_cast<int>(p - g.position(oldest, 0)),
+        position_weights(h.tau > 0 ? h.log_weights.data() : h.weights.data(), g.stride,
+                         static_cast<int>(p - g.position(oldest, 0)),
                          static_cast<int>(newest - oldest), h.tau, xi, ws.gate.data());
     if (drawn && frame.full()) frame.compress();  // before the new entries: see plan_frame
     for (; opened < newest; ++opened) frame.open();
     if (drawn) {
-      add_position(h.remainders, needle, p, ws.gate.data(), row, draws.stream(), frame,
-                   ws.across.data());
+      const auto drawn_at =
+          draw_position(h.remainders, needle, p, row, draws.stream(), frame, ws.across.data());
+      if (h.tau > 0) {
+        frame.add_logs(ws.gate.data(), drawn_at.along, ws.across.data(), drawn_at.remainder);
+      } else {
+        frame.add(ws.gate.data(), drawn_at.along, ws.across.data(), drawn_at.remainder);
+      }
     }
     bool closed = false;
     for (std::int64_t j = opened - frame.open_entries();

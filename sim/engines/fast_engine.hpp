@@ -66,12 +66,13 @@ class FastSampler {
     std::vector<double> boundary_norms;         ///< ||g_j|| of entries with slots before position 0
     std::int64_t empty_boundary = 0;            ///< boundary entries that pool nothing
     // streaming_rms: the frame's size, what a position draws (its frame coordinates at most
-    // `frame_coords`) and chi^2_{D-k} for the remainder outside a frame of k axes.
+    // `frame_coords`), chi^2_{D-k} for the remainder outside a frame of k axes, and log g.
     int max_open = 0;
     int frame_capacity = 0;
     int frame_coords = 0;
     int draw_blocks = 0;
     std::vector<ChiSquare> remainders;
+    std::vector<double> log_weights;  ///< log g_s (PooledFrame::kNoWeight for 0), content noise
   };
   struct Trial {
     std::uint32_t id;

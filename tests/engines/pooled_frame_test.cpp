@@ -106,3 +106,45 @@ TEST_CASE("PooledFrame: |R|^2 of entries sharing tokens has the law of D-dimensi
     check_moments({63, 16, w}, 4000);
   }
 }
+
+TEST_CASE("PooledFrame: weights as logarithms give the direction of the weights themselves") {
+  // Two entries sharing their second position, weights e^(x) for log weights x. Added as
+  // logarithms, each entry's A and |R|^2 are the direct ones times one factor per entry, so
+  // their cosine is the same; at logarithms near 800 (e^800 overflows a double) it still is.
+  const double z[3][2] = {{0.3, -1.2}, {0.8, 0.4}, {-0.5, 0.9}};  // r's in a 2-axis space
+  const double a[3] = {0.7, -0.2, 1.1};
+  // logs[p][i]: position p's weight in the i-th open entry (after position 1, entry 0 closes)
+  const double logs[3][2] = {
+      {0.5, PooledFrame::kNoWeight}, {1.5, -0.5}, {2, PooledFrame::kNoWeight}};
+  const auto cosines = [&](double shift, bool as_logs) {
+    PooledFrame frame(2, 2, 2);
+    std::vector<double> result;
+    frame.open();
+    for (int p = 0; p < 3; ++p) {
+      if (p == 1) frame.open();
+      double w[2];
+      for (int i = 0; i < 2; ++i) w[i] = as_logs ? logs[p][i] + shift : std::exp(logs[p][i]);
+      const double coords[2] = {frame.dimension() > 0 ? z[p][0] : 0, z[p][1]};
+      // The first position spans one axis (remainder), later ones fill the space.
+      if (as_logs) {
+        frame.add_logs(w, a[p], coords, std::hypot(z[p][0], z[p][1]));
+      } else {
+        frame.add(w, a[p], coords, std::hypot(z[p][0], z[p][1]));
+      }
+      if (p >= 1) {
+        const auto pooled = frame.close_oldest();
+        result.push_back(pooled.along /
+                         std::sqrt(pooled.along * pooled.along + pooled.across_squared));
+      }
+    }
+    return result;
+  };
+  const auto direct = cosines(0, false);
+  REQUIRE(direct.size() == 2);
+  for (const double shift : {0.0, 800.0, -800.0}) {
+    CAPTURE(shift);
+    const auto from_logs = cosines(shift, true);
+    for (std::size_t j = 0; j < 2; ++j)
+      CHECK(from_logs[j] == doctest::Approx(direct[j]).epsilon(1e-12));
+  }
+}

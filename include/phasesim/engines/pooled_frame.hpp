@@ -10,7 +10,10 @@
 // independent of the past, so only inner products, which the coordinates keep, matter.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
+
+#include "phasesim/core/portable_math.hpp"
 
 namespace phasesim::engines {
 
@@ -22,6 +25,8 @@ class PooledFrame {
       : space_(space),
         capacity_(capacity),
         along_(static_cast<std::size_t>(max_open)),
+        log_scale_(static_cast<std::size_t>(max_open)),
+        weights_(static_cast<std::size_t>(max_open)),
         coords_(static_cast<std::size_t>(max_open) * static_cast<std::size_t>(capacity)),
         reflector_(static_cast<std::size_t>(capacity)) {}
 
@@ -48,6 +53,7 @@ class PooledFrame {
   /// A new entry (the newest), with A = 0 and R = 0.
   void open() {
     along_[static_cast<std::size_t>(open_)] = 0;
+    log_scale_[static_cast<std::size_t>(open_)] = kNoWeight;
     std::fill_n(row(open_), capacity_, 0.0);
     ++open_;
   }
@@ -68,6 +74,28 @@ class PooledFrame {
     if (grows) ++k_;
   }
 
+  /// As add, with the weights given by their logarithms (kNoWeight: none), as content noise
+  /// makes them: g_s exp(tau xi) overflows a double for large tau. Each entry keeps its weights
+  /// relative to the largest it has taken, rescaling what it holds when a larger one comes (the
+  /// softmax's running maximum), which changes its length but not its direction: only the
+  /// direction (Pooled's cosine) is read.
+  void add_logs(const double* log_weights, double a, const double* z, double remainder) {
+    for (int i = 0; i < open_; ++i) {
+      const auto e = static_cast<std::size_t>(i);
+      if (log_weights[i] > log_scale_[e]) {
+        if (log_scale_[e] != kNoWeight)
+          scale_entry(i, portable::exp(log_scale_[e] - log_weights[i]));
+        log_scale_[e] = log_weights[i];
+      }
+      weights_[e] =
+          log_weights[i] == kNoWeight ? 0.0 : portable::exp(log_weights[i] - log_scale_[e]);
+    }
+    add(weights_.data(), a, z, remainder);
+  }
+
+  /// The logarithm of a zero weight for add_logs.
+  static constexpr double kNoWeight = -std::numeric_limits<double>::infinity();
+
   /// Removes the oldest open entry and returns what it pooled.
   Pooled close_oldest() {
     const double* r = row(0);
@@ -75,6 +103,7 @@ class PooledFrame {
     for (int c = 0; c < k_; ++c) squared += r[c] * r[c];
     const Pooled pooled{along_[0], squared};
     std::copy(along_.begin() + 1, along_.begin() + open_, along_.begin());
+    std::copy(log_scale_.begin() + 1, log_scale_.begin() + open_, log_scale_.begin());
     std::copy(coords_.begin() + capacity_, coords_.begin() + open_ * capacity_, coords_.begin());
     --open_;
     return pooled;
@@ -94,6 +123,13 @@ class PooledFrame {
 
  private:
   double* row(int i) { return coords_.data() + static_cast<std::ptrdiff_t>(i) * capacity_; }
+
+  // Multiplies open entry i's A and R by `factor`.
+  void scale_entry(int i, double factor) {
+    along_[static_cast<std::size_t>(i)] *= factor;
+    double* r = row(i);
+    for (int c = 0; c < k_; ++c) r[c] *= factor;
+  }
 
   // One open entry (the common case after a close): its R's length is its one coordinate.
   void collapse_row() {
@@ -130,6 +166,8 @@ class PooledFrame {
   int open_ = 0;
   int k_ = 0;
   std::vector<double> along_;      ///< A of each open entry, oldest first
+  std::vector<double> log_scale_;  ///< add_logs: the largest log weight each open entry took
+  std::vector<double> weights_;    ///< add_logs: the weights relative to it
   std::vector<double> coords_;     ///< R of each open entry: a row of capacity coordinates
   std::vector<double> reflector_;  ///< compress's Householder vector
 };
