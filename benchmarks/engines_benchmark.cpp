@@ -71,7 +71,7 @@ struct Protocol {
   FullVectorHead head{{8, 4}, gate.data(), kContext / 4, kDim, 1.47, 0.0, false};
   int row = FloatOps::row_size(kDim);
   std::vector<float> reals =
-      std::vector<float>(static_cast<std::size_t>(ScanWorkspace<float>::reals(8, row)));
+      std::vector<float>(static_cast<std::size_t>(ScanWorkspace<float>::reals(8, row, false)));
   std::vector<double> doubles =
       std::vector<double>(static_cast<std::size_t>(ScanWorkspace<float>::doubles(8)));
   ScanWorkspace<float> ws = ScanWorkspace<float>::carve(reals.data(), doubles.data(), 8, row);
@@ -83,7 +83,7 @@ void BM_EntryLogit(benchmark::State& state) {
   p.head.rms_norm = true;
   normal_rows(RandomStream(1, 0, 0, Stream::key), 0, 9, 64, 0.125f, p.ws.keys.data, p.row);
   const std::vector<float> weights(8, 1.0f / 8);
-  const Strided<float> w{const_cast<float*>(weights.data()), 1};
+  const EntryWeights<float> w{{const_cast<float*>(weights.data()), 1}, {}};
   std::int64_t first = 0;
   for (auto _ : state)
     benchmark::DoNotOptimize(full_vector_entry_logit_simd(p.head, p.ws, w, first++));

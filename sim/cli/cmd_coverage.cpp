@@ -26,11 +26,13 @@ std::string join_slots(const Json& slots) {
 
 // The table of a document's "phases" list.
 void print_coverage_table(const Json& phases, std::ostream& out) {
-  Table table({"phase", "slots", "multiplicity", "coverage", "best_weight", "best_normalized"});
+  Table table({"phase", "slots", "multiplicity", "coverage", "best_weight", "best_normalized",
+               "channel_share"});
   for (const auto& p : phases) {
     table.add_row({std::to_string(int(p["phase"])), join_slots(p["slots"]),
                    std::to_string(int(p["multiplicity"])), fixed(p["coverage"]),
-                   fixed(p["best_weight"]), fixed(p["best_normalized"])});
+                   fixed(p["best_weight"]), fixed(p["best_normalized"]),
+                   fixed(p["channel_share"])});
   }
   table.print(out);
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "monte_carlo.hpp"
+#include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
 #include "phasesim/core/normal_block.hpp"
 #include "phasesim/core/portable_math.hpp"
@@ -62,6 +63,27 @@ double norm_of(const std::vector<double>& w) {
 FastPath fast_path(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
+  if (gate.per_channel()) {
+    const auto refuse = [&](const std::string& why) {
+      throw InputError("invalid --engine fast: head " + std::to_string(head) +
+                       " has the per-channel gate '" + gate.spec + "', " + why);
+    };
+    if (model.rms_norm) {
+      refuse(
+          "and fast has no exact path for it with --rms-norm (its pooled entries' channels "
+          "have unequal variances); use --engine full");
+    }
+    if (!model.full_vector()) {
+      if (noisy) {
+        refuse(
+            "and the standardized channel has no channels to give content noise; give "
+            "--dim D and use --engine full or fast");
+      }
+      return FastPath::channel;
+    }
+    return shares_tokens(model.geometry(head), gate) || noisy ? FastPath::streaming_channels
+                                                              : FastPath::conditional_channels;
+  }
   if (!model.full_vector()) {
     return noisy && !model.rms_norm ? FastPath::streaming_entries : FastPath::channel;
   }
@@ -84,6 +106,10 @@ std::string fast_path_name(FastPath path) {
       return "streaming-tokens";
     case FastPath::streaming_rms:
       return "streaming-rms";
+    case FastPath::conditional_channels:
+      return "conditional-channels";
+    case FastPath::streaming_channels:
+      return "streaming-channels";
   }
   return "unknown";
 }
@@ -106,6 +132,8 @@ FastSampler::Head FastSampler::plan_head(int head) const {
   h.norm = norm_of(gate.weights);
   h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
   if (h.path == FastPath::streaming_rms) plan_frame(h);
+  h.laws = slot_laws(gate);
+  if (gate.per_channel()) plan_channels(h, gate);
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
     h.boundary_norms.push_back(norm);
@@ -131,6 +159,11 @@ FastSampler::Workspace FastSampler::workspace() const {
     batch = std::max(batch, static_cast<std::size_t>(2 * h.draw_blocks * kRmsBatch));
   }
   ws.across = Eigen::VectorXd::Zero(std::max(coords, 1));
+  std::size_t groups = 1;
+  for (const auto& h : heads_) groups = std::max(groups, h.groups.size());
+  const auto G = static_cast<Eigen::Index>(groups);
+  ws.group_tokens = Eigen::VectorXd::Zero(G * W);
+  ws.group_scale = ws.group_needle = Eigen::VectorXd::Zero(G);
   ws.draws.resize(batch);
   return ws;
 }
@@ -152,6 +185,10 @@ bool FastSampler::retrieves(std::uint32_t trial, std::int64_t needle, int head,
       return streaming_tokens(h, t, ws);
     case FastPath::streaming_rms:
       return streaming_rms(h, t, ws);
+    case FastPath::conditional_channels:
+      return conditional_channels(h, t, ws);
+    case FastPath::streaming_channels:
+      return streaming_channels(h, t, ws);
   }
   return false;
 }
@@ -195,8 +232,9 @@ const double* FastSampler::content_gate(const Head& h, const Trial& t, std::int6
   return ws.gate.data();
 }
 
-// Standardized channel: X_s = beta u_s + sqrt(1 - u_s^2) Z_s for the m entries holding the
-// needle, against the exact maximum of the N_c - m independent N(0, 1) distractors.
+// Standardized channel: X_s = beta u_s + sd_s Z_s (sd_s = sqrt(1 - u_s^2) for one gate;
+// slot_laws for channel groups) for the m entries holding the needle, against the exact maximum
+// of the N_c - m independent N(0, 1) distractors.
 bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& slots = needle_slots(h, t);
   const auto m = static_cast<int>(slots.size());
@@ -205,9 +243,13 @@ bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
   double best = kMinusInfinity;
   for (int i = 0; i < m; ++i) {
     const int s = slots[static_cast<std::size_t>(i)];
-    const double* w = content_gate(h, t, needle_entry(h, t.needle, s), ws);
-    const double u = w[s] / (h.tau == 0 ? h.norm : norm_of(w, h.geometry.window));
-    best = std::max(best, beta_ * u + std::sqrt((1 - u) * (1 + u)) * ws.normals[i]);
+    double u = h.laws[static_cast<std::size_t>(s)].u, sd = h.laws[static_cast<std::size_t>(s)].sd;
+    if (h.tau > 0) {  // one gate (fast_path refuses channel groups here)
+      const double* w = content_gate(h, t, needle_entry(h, t.needle, s), ws);
+      u = w[s] / norm_of(w, h.geometry.window);
+      sd = std::sqrt((1 - u) * (1 + u));
+    }
+    best = std::max(best, beta_ * u + sd * ws.normals[i]);
   }
   return best > max_of_normals(h.entries - m, stream(t, Stream::distractor).uniform_pair(0, 0).x);
 }
@@ -334,6 +376,24 @@ class PositionNormals {
   std::vector<float>& batch_;
 };
 
+// The argmax over entries 0..entries-1 of logit(j), after draw(p) for each position of entry j
+// that no earlier entry held and some entry weights, in order: the streaming paths' sweep.
+template <class Draw, class Logit>
+niah::Argmax stream_entries(const Geometry& g, const double* weights, std::int64_t entries,
+                            Draw draw, Logit logit) {
+  niah::Argmax best;
+  std::int64_t next = 0;  // first position not drawn yet
+  for (std::int64_t j = 0; j < entries; ++j) {
+    const std::int64_t first = g.position(j, 0);
+    for (std::int64_t p = std::max({next, first, std::int64_t{0}}); p < first + g.window; ++p) {
+      if (position_weighted(g, weights, static_cast<int>(p - first))) draw(p);
+    }
+    next = first + g.window;
+    best.offer(j, logit(j));
+  }
+  return best;
+}
+
 }  // namespace
 
 // Standardized channel with content noise: independent entries, each with its own gate from
@@ -387,18 +447,12 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
   const auto token = stream(t, Stream::token);
   PositionNormals projection(token, 0, ws.draws);
   PositionNormals xi(token, 1, ws.more_draws);
-  niah::Argmax best;
-  std::int64_t next = 0;  // first position not drawn yet
-  for (std::int64_t j = 0; j < h.entries; ++j) {
-    const std::int64_t first = g.position(j, 0);
-    for (std::int64_t p = std::max({next, first, std::int64_t{0}}); p < first + W; ++p) {
-      if (!position_weighted(g, h.weights.data(), static_cast<int>(p - first))) continue;
-      ws.token[p % W] = p == t.needle ? a_p : projection(p);
-      if (h.tau > 0) ws.xi[p % W] = xi(p);
-    }
-    next = first + W;
-    best.offer(j, ring_logit(h, j, ws));
-  }
+  const auto draw = [&](std::int64_t p) {
+    ws.token[p % W] = p == t.needle ? a_p : projection(p);
+    if (h.tau > 0) ws.xi[p % W] = xi(p);
+  };
+  const auto best = stream_entries(g, h.weights.data(), h.entries, draw,
+                                   [&](std::int64_t j) { return ring_logit(h, j, ws); });
   return g.holds(best.entry, t.needle);
 }
 
@@ -591,6 +645,137 @@ bool FastSampler::streaming_rms(const Head& h, const Trial& t, Workspace& ws) co
   return g.holds(best.entry, t.needle);
 }
 
+// Channel groups: each group's weights and channels (channel_counts at d, in order), ||g_G||^2,
+// and each boundary entry's renormalized ||g_{G,j}||^2 (conditional_channels); the position
+// draws of streaming_channels: a projection per group, then xi.
+void FastSampler::plan_channels(Head& h, const Gate& gate) const {
+  for (const auto& group : gate.channels) {
+    h.groups.push_back(group.weights);
+    double norm2 = 0;
+    for (const double w : group.weights) norm2 += w * w;
+    h.group_norms2.push_back(norm2);
+  }
+  for (const int count : channel_counts(gate, dim_)) {
+    h.group_ends.push_back((h.group_ends.empty() ? 0 : h.group_ends.back()) + count);
+  }
+  const auto& g = h.geometry;
+  for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
+    auto& norms = h.boundary_group_norms2.emplace_back();
+    for (const auto& group : h.groups) {
+      const auto w = renormalized_weights({group, "group", {}}, g.first_existing_slot(j));
+      double norm2 = 0;
+      for (const double x : w) norm2 += x * x;
+      norms.push_back(norm2);
+    }
+  }
+  h.draw_blocks = (static_cast<int>(h.groups.size()) + (h.tau > 0 ? 1 : 0) + 1) / 2;
+}
+
+// Given q, in units of ||q|| / sqrt(d): group G's share Q_G = ||q_G||^2 / ||q||^2 of the query,
+// whose square root scales a token's projection sqrt(d) <q_G, k_G> / ||q|| ~ N(0, Q_G), and the
+// needle's projection A_G = sqrt(d) <q_G, k_{p,G}> / ||q|| (they sum to its a_p).
+void FastSampler::sample_groups(const Head& h, const Trial& t, Workspace& ws) const {
+  const double q_norm = sample_query(t, ws).norm;
+  const double root = std::sqrt(static_cast<double>(dim_));
+  for (std::size_t k = 0, begin = 0; k < h.groups.size(); ++k) {
+    const auto end = static_cast<std::size_t>(h.group_ends[k]);
+    const auto n = static_cast<Eigen::Index>(end - begin);
+    const auto q = ws.query.segment(static_cast<Eigen::Index>(begin), n);
+    const auto key = ws.key.segment(static_cast<Eigen::Index>(begin), n);
+    ws.group_scale[static_cast<Eigen::Index>(k)] = q.norm() / q_norm;
+    ws.group_needle[static_cast<Eigen::Index>(k)] = root * q.dot(key) / q_norm;
+    begin = end;
+  }
+}
+
+// `conditional` with channel groups. Given q, a token's group-G projection is N(0, Q_G), every
+// one independent, so an entry holding the needle at slot s is sum_G g_{G,s} A_G plus a normal
+// of variance sum_G Q_G (||g_G||^2 - g_{G,s}^2), and any other entry a normal of variance
+// sum_G Q_G ||g_{G,j}||^2: one for every interior entry, so their maximum is exact.
+bool FastSampler::conditional_channels(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& slots = needle_slots(h, t);
+  const auto m = static_cast<int>(slots.size());
+  if (m == 0) return false;
+  sample_groups(h, t, ws);
+  const auto variance = [&](const std::vector<double>& norms2, int slot) {
+    double sum = 0;
+    for (std::size_t k = 0; k < h.groups.size(); ++k) {
+      const double w = slot < 0 ? 0.0 : h.groups[k][static_cast<std::size_t>(slot)];
+      const double q = ws.group_scale[static_cast<Eigen::Index>(k)];
+      sum += q * q * std::max(0.0, norms2[k] - w * w);
+    }
+    return sum;
+  };
+  fill_normals(stream(t, Stream::channel), 0, m, 1.0, ws.normals.data());
+  double best = kMinusInfinity;
+  for (int i = 0; i < m; ++i) {
+    const int s = slots[static_cast<std::size_t>(i)];
+    double mean = 0;
+    for (std::size_t k = 0; k < h.groups.size(); ++k) {
+      mean +=
+          h.groups[k][static_cast<std::size_t>(s)] * ws.group_needle[static_cast<Eigen::Index>(k)];
+    }
+    best = std::max(best, mean + std::sqrt(variance(h.group_norms2, s)) * ws.normals[i]);
+  }
+  const auto distractor = stream(t, Stream::distractor);
+  const auto boundary = static_cast<std::int64_t>(h.boundary_group_norms2.size());
+  const double interior = std::sqrt(variance(h.group_norms2, -1));
+  double top = interior * max_of_normals(h.entries - boundary - m, distractor.uniform_pair(0, 0).x);
+  for (std::int64_t j = 0; j < boundary; ++j) {
+    const double z = distractor.normal(1, static_cast<std::uint32_t>(j));
+    const auto& norms2 = h.boundary_group_norms2[static_cast<std::size_t>(j)];
+    top = std::max(top, std::sqrt(variance(norms2, -1)) * z);
+  }
+  return best > top;
+}
+
+// Logit of entry j from the rings of per-group token projections: sum over groups of
+// sum_s g_{G,j,s} a_{t(j,s),G}, each group's gate renormalized and moved by content noise as
+// one gate's is (ring_logit).
+double FastSampler::channels_logit(const Head& h, std::int64_t j, Workspace& ws) const {
+  const auto& g = h.geometry;
+  const int W = g.window;
+  const std::int64_t first = g.position(j, 0);
+  const int first_slot = g.first_existing_slot(j);
+  const bool moved = h.tau > 0 || first_slot > 0;
+  if (moved) {
+    for (int s : h.support) ws.slot_xi[s] = s >= first_slot ? ws.xi[(first + s) % W] : 0.0;
+  }
+  double logit = 0;
+  for (std::size_t k = 0; k < h.groups.size(); ++k) {
+    const double* w = h.groups[k].data();
+    if (moved) {
+      entry_gate(w, W, first_slot, h.tau, ws.slot_xi.data(), ws.gate.data());
+      w = ws.gate.data();
+    }
+    const double* tokens = ws.group_tokens.data() + static_cast<std::int64_t>(k) * W;
+    for (int s : h.support) logit += s >= first_slot ? w[s] * tokens[(first + s) % W] : 0.0;
+  }
+  return logit;
+}
+
+// `streaming_tokens` with channel groups: given q, each position draws one projection per group
+// (sqrt(Q_G) N(0, 1); A_G for the needle) and its content noise, kept in rings of the last W
+// positions; the argmax of channels_logit over all N_c entries. O(G) normals a position.
+bool FastSampler::streaming_channels(const Head& h, const Trial& t, Workspace& ws) const {
+  const auto& g = h.geometry;
+  const int W = g.window;
+  const auto G = static_cast<int>(h.groups.size());
+  sample_groups(h, t, ws);
+  PositionDraws draws(stream(t, Stream::token), h.draw_blocks, ws.draws);
+  const auto draw = [&](std::int64_t p) {
+    const auto row = draws.row(p);
+    for (int k = 0; k < G; ++k) {
+      ws.group_tokens[k * W + p % W] =
+          p == t.needle ? ws.group_needle[k] : ws.group_scale[k] * row[k];
+    }
+    if (h.tau > 0) ws.xi[p % W] = row[G];
+  };
+  const auto best = stream_entries(g, h.weights.data(), h.entries, draw,
+                                   [&](std::int64_t j) { return channels_logit(h, j, ws); });
+  return g.holds(best.entry, t.needle);
+}
+
 namespace {
 
 // What a streaming path costs per entry and slot of a trial, measured on one core of an AMD
@@ -600,6 +785,7 @@ double seconds_per_slot(FastPath path) {
   switch (path) {
     case FastPath::streaming_entries:
     case FastPath::streaming_tokens:
+    case FastPath::streaming_channels:  // per group: the estimate multiplies
       return 5e-9;
     case FastPath::streaming_rms:
       return 2e-8;
@@ -622,8 +808,10 @@ class FastEngine final : public Engine {
     auto estimate = Engine::estimate(run);
     const auto trials = static_cast<double>(run.needles.trials());
     for (int h = 0; h < run.model.heads(); ++h) {
+      const auto& gate = run.model.gates[static_cast<std::size_t>(h)];
+      const auto groups = static_cast<double>(std::max<std::size_t>(1, gate.channels.size()));
       const auto slots = static_cast<double>(run.model.entries(h)) * run.model.geometry(h).window;
-      estimate.seconds += trials * slots * seconds_per_slot(fast_path(run.model, h));
+      estimate.seconds += trials * slots * groups * seconds_per_slot(fast_path(run.model, h));
     }
     return estimate;
   }

@@ -22,9 +22,14 @@ enum class FastPath {
   conditional_rms,    ///< the same with RMS-normalized entries: max of cosines, O(d m + W)
   streaming_tokens,   ///< full-vector, shared tokens or content noise: scalar logits, O(N_c W)
   streaming_rms,      ///< full-vector, shared tokens, RMS-normalized: a small frame, O(L (W/S + S))
+  conditional_channels,  ///< conditional with channel groups: Gaussians per group, O(d + G W)
+  streaming_channels,    ///< streaming_tokens with channel groups: G projections, O(N_c G W)
 };
 
-/// The path for one head: every model has an exact one.
+/// The path for one head. Throws InputError naming `full` for the models fast has no exact
+/// path for: per-channel gates with --rms-norm (RMS norm of a pooled entry whose channels have
+/// unequal variances), or with content noise in the standardized channel (whose model has no
+/// channels).
 FastPath fast_path(const niah::NiahModel& model, int head);
 std::string fast_path_name(FastPath path);
 
@@ -37,13 +42,15 @@ class FastSampler {
 
   /// Per-thread scratch: O(d + W + S), W and S the largest window and stride of any head.
   struct Workspace {
-    Eigen::VectorXd query, key, entry;     ///< d each
-    Eigen::VectorXd normals;               ///< W
-    Eigen::VectorXd gate, xi, token;       ///< W each: a gate, content noise, token projections
-    Eigen::VectorXd slot_xi;               ///< W: an entry's content noise by slot
-    Eigen::VectorXd across;                ///< a position's coordinates in a PooledFrame
-    std::vector<float> draws, more_draws;  ///< batches of the block generator's normals
-    std::vector<PooledFrame> frames;       ///< one per head (used on the streaming-rms path)
+    Eigen::VectorXd query, key, entry;  ///< d each
+    Eigen::VectorXd normals;            ///< W
+    Eigen::VectorXd gate, xi, token;    ///< W each: a gate, content noise, token projections
+    Eigen::VectorXd slot_xi;            ///< W: an entry's content noise by slot
+    Eigen::VectorXd across;             ///< a position's coordinates in a PooledFrame
+    Eigen::VectorXd group_tokens;       ///< groups x W: per-group token projections
+    Eigen::VectorXd group_scale, group_needle;  ///< per group: sqrt(Q_G) and A_G of a trial
+    std::vector<float> draws, more_draws;       ///< batches of the block generator's normals
+    std::vector<PooledFrame> frames;            ///< one per head (used on the streaming-rms path)
   };
   Workspace workspace() const;
 
@@ -73,6 +80,14 @@ class FastSampler {
     int draw_blocks = 0;
     std::vector<ChiSquare> remainders;
     std::vector<double> log_weights;  ///< log g_s (PooledFrame::kNoWeight for 0), content noise
+    // Channel groups (per-channel gates): each group's weights, ||g_G||^2, its channels' end,
+    // and for boundary entries each group's renormalized ||g_{G,j}||^2; the slot laws of the
+    // standardized channel (gate.hpp).
+    std::vector<std::vector<double>> groups;
+    std::vector<double> group_norms2;
+    std::vector<int> group_ends;
+    std::vector<std::vector<double>> boundary_group_norms2;
+    std::vector<SlotLaw> laws;
   };
   struct Trial {
     std::uint32_t id;
@@ -100,6 +115,11 @@ class FastSampler {
   double ring_logit(const Head& h, std::int64_t j, Workspace& ws) const;
   bool streaming_rms(const Head& h, const Trial& t, Workspace& ws) const;
   void plan_frame(Head& h) const;
+  void plan_channels(Head& h, const Gate& gate) const;
+  void sample_groups(const Head& h, const Trial& t, Workspace& ws) const;
+  bool conditional_channels(const Head& h, const Trial& t, Workspace& ws) const;
+  double channels_logit(const Head& h, std::int64_t j, Workspace& ws) const;
+  bool streaming_channels(const Head& h, const Trial& t, Workspace& ws) const;
 
   niah::NiahModel model_;
   int dim_;  ///< d, or 0 in the standardized channel

@@ -9,14 +9,31 @@
 
 namespace phasesim::engines {
 
-std::vector<FullVectorHead> full_vector_heads(const niah::NiahModel& model) {
-  std::vector<FullVectorHead> heads;
-  for (int h = 0; h < model.heads(); ++h) {
-    heads.push_back({model.geometry(h), model.gates[static_cast<std::size_t>(h)].weights.data(),
-                     model.entries(h), *model.dim, model.query_noise, model.content_noise,
-                     model.rms_norm});
+bool FullVectorHeads::per_channel() const {
+  return std::any_of(heads.begin(), heads.end(), [](const auto& h) { return h.groups > 0; });
+}
+
+FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
+  FullVectorHeads list;
+  for (const auto& gate : model.gates) {
+    auto& weights = list.group_gates.emplace_back();
+    auto& ends = list.group_ends.emplace_back();
+    for (const auto& group : gate.channels) {
+      weights.insert(weights.end(), group.weights.begin(), group.weights.end());
+    }
+    for (const int count : channel_counts(gate, *model.dim)) {
+      ends.push_back((ends.empty() ? 0 : ends.back()) + count);
+    }
   }
-  return heads;
+  for (int h = 0; h < model.heads(); ++h) {
+    const auto i = static_cast<std::size_t>(h);
+    const auto& gate = model.gates[i];
+    list.heads.push_back({model.geometry(h), gate.weights.data(), model.entries(h), *model.dim,
+                          model.query_noise, model.content_noise, model.rms_norm,
+                          static_cast<int>(gate.channels.size()), list.group_gates[i].data(),
+                          list.group_ends[i].data()});
+  }
+  return list;
 }
 
 namespace {
@@ -35,7 +52,8 @@ FullScanner<Real>::FullScanner(const niah::NiahModel& model)
 
 template <typename Real>
 typename FullScanner<Real>::Workspace FullScanner<Real>::workspace() const {
-  return {std::vector<Real>(static_cast<std::size_t>(ScanWorkspace<Real>::reals(window_, row_))),
+  const auto reals = ScanWorkspace<Real>::reals(window_, row_, heads_.per_channel());
+  return {std::vector<Real>(static_cast<std::size_t>(reals)),
           std::vector<double>(static_cast<std::size_t>(ScanWorkspace<Real>::doubles(window_)))};
 }
 
@@ -44,7 +62,7 @@ HeadOutcome FullScanner<Real>::trial(std::uint32_t trial, std::int64_t needle, i
                                      Workspace& ws) const {
   const auto scratch =
       ScanWorkspace<Real>::carve(ws.reals.data(), ws.doubles.data(), window_, row_);
-  const auto& h = heads_[static_cast<std::size_t>(head)];
+  const auto& h = heads_.heads[static_cast<std::size_t>(head)];
   const auto index = static_cast<std::uint32_t>(head);
   niah::Argmax best;
   if constexpr (std::is_same_v<Real, float>) {

@@ -34,9 +34,9 @@ class FullScanner {
 
  private:
   niah::NiahModel model_;
-  std::vector<FullVectorHead> heads_;  ///< point into model_.gates
-  int window_ = 0;                     ///< the largest window of any head
-  int row_ = 0;                        ///< numbers per key row
+  FullVectorHeads heads_;  ///< point into model_.gates
+  int window_ = 0;         ///< the largest window of any head
+  int row_ = 0;            ///< numbers per key row
 };
 
 }  // namespace phasesim::engines

@@ -8,7 +8,17 @@
 
 namespace phasesim::engines {
 
-/// One FullVectorHead per head of a full-vector model, gates pointing into model.gates.
-std::vector<FullVectorHead> full_vector_heads(const niah::NiahModel& model);
+/// One FullVectorHead per head of a full-vector model, with the arrays of per-channel gates
+/// its heads point into (moving it keeps them valid; gates point into model.gates).
+struct FullVectorHeads {
+  std::vector<FullVectorHead> heads;
+  std::vector<std::vector<double>> group_gates;  ///< per head: groups x W weights
+  std::vector<std::vector<int>> group_ends;      ///< per head: each group's end channel
+
+  /// True when some head has channel groups (its workspace holds weights per channel).
+  bool per_channel() const;
+};
+
+FullVectorHeads full_vector_heads(const niah::NiahModel& model);
 
 }  // namespace phasesim::engines

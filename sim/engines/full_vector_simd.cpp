@@ -66,7 +66,7 @@ struct SimdOps {
   }
 
   static float entry_logit(const FullVectorHead& head, const ScanWorkspace<float>& ws,
-                           Strided<float> w, std::int64_t first) {
+                           EntryWeights<float> w, std::int64_t first) {
     const LogitTag d;
     const int W = head.geometry.window;
     const int base = ring_row(first, W);
@@ -75,9 +75,13 @@ struct SimdOps {
     for (int c0 = 0, k = 0; c0 < ws.row; c0 += kLogitLanes, k = k + 1 == kGroups ? 0 : k + 1) {
       auto pooled = hn::Zero(d);
       for (int s = 0, r = base; s < W; ++s, r = ring_next(r, W)) {
-        if (w[s] == 0) continue;
+        if (w.slots[s] == 0) continue;
         const auto key = hn::LoadU(d, ws.keys.data + static_cast<std::int64_t>(r) * ws.row + c0);
-        pooled = hn::Add(pooled, hn::Mul(hn::Set(d, w[s]), key));
+        const auto weight =
+            w.per_channel()
+                ? hn::LoadU(d, w.channels.data + static_cast<std::int64_t>(s) * ws.row + c0)
+                : hn::Set(d, w.slots[s]);
+        pooled = hn::Add(pooled, hn::Mul(weight, key));
       }
       dots[k] = hn::Add(dots[k], hn::Mul(hn::LoadU(d, ws.query.data + c0), pooled));
       squares[k] = hn::Add(squares[k], hn::Mul(pooled, pooled));
@@ -93,8 +97,8 @@ niah::Argmax Scan(const FullVectorHead& head, std::uint64_t seed, std::uint32_t 
   return scan_full_vector<SimdOps>(head, seed, trial, head_index, needle, begin, end, ws);
 }
 
-float EntryLogit(const FullVectorHead& head, const ScanWorkspace<float>& ws, Strided<float> weights,
-                 std::int64_t first) {
+float EntryLogit(const FullVectorHead& head, const ScanWorkspace<float>& ws,
+                 EntryWeights<float> weights, std::int64_t first) {
   return SimdOps::entry_logit(head, ws, weights, first);
 }
 
@@ -116,7 +120,7 @@ niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t s
 }
 
 float full_vector_entry_logit_simd(const FullVectorHead& head, const ScanWorkspace<float>& ws,
-                                   Strided<float> weights, std::int64_t first) {
+                                   EntryWeights<float> weights, std::int64_t first) {
   return HWY_DYNAMIC_DISPATCH(EntryLogit)(head, ws, weights, first);
 }
 

@@ -121,18 +121,34 @@ std::string gpu_device_name() {
 
 std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
                                        const niah::NeedlePlan& needles) {
-  auto heads = full_vector_heads(model);
+  const auto list = full_vector_heads(model);
+  auto heads = list.heads;
+  // Every head's gate, then every head's channel groups' weights, in one device array; the
+  // groups' channel ends in another.
   std::vector<double> gates;
+  std::vector<int> ends;
   for (const auto& h : heads) gates.insert(gates.end(), h.gate, h.gate + h.geometry.window);
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    gates.insert(gates.end(), list.group_gates[h].begin(), list.group_gates[h].end());
+    ends.insert(ends.end(), list.group_ends[h].begin(), list.group_ends[h].end());
+  }
   const auto device_gates =
       device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data());
+  const auto device_ends = device_array<int>(static_cast<std::int64_t>(ends.size()), ends.data());
   // Each head has its own geometry; every thread's workspace serves the largest window.
   const int window = model.max_window();
   std::int64_t entries = 0;  // the most entries of any head
-  for (std::size_t h = 0, offset = 0; h < heads.size(); ++h) {
-    heads[h].gate = device_gates.get() + offset;
-    offset += static_cast<std::size_t>(heads[h].geometry.window);
-    entries = std::max(entries, heads[h].entries);
+  std::size_t offset = 0;
+  for (auto& head : heads) {
+    head.gate = device_gates.get() + offset;
+    offset += static_cast<std::size_t>(head.geometry.window);
+    entries = std::max(entries, head.entries);
+  }
+  for (std::size_t h = 0, end = 0; h < heads.size(); ++h) {
+    heads[h].group_gates = device_gates.get() + offset;
+    heads[h].group_ends = device_ends.get() + end;
+    offset += list.group_gates[h].size();
+    end += list.group_ends[h].size();
   }
   const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
 
@@ -140,7 +156,7 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   int threads = 32;
   while (threads < kMaxThreads && entries >= 32 * threads) threads *= 2;
   const int row = FloatOps::row_size(*model.dim);
-  const std::int64_t reals = ScanWorkspace<float>::reals(window, row);
+  const std::int64_t reals = ScanWorkspace<float>::reals(window, row, list.per_channel());
   const std::int64_t doubles = ScanWorkspace<float>::doubles(window);
   const std::int64_t bytes_per_thread =
       reals * std::int64_t{sizeof(float)} + doubles * std::int64_t{sizeof(double)};

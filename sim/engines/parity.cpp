@@ -90,7 +90,7 @@ ParityCheck check_parity(const NiahPlan& reference, const NiahPlan& candidate,
 
 std::int64_t full_vector_keys_per_trial(const niah::NiahModel& model) {
   std::int64_t keys = 0;
-  for (const auto& head : engines::full_vector_heads(model)) keys += scanned_keys(head);
+  for (const auto& head : engines::full_vector_heads(model).heads) keys += scanned_keys(head);
   return keys;
 }
 

@@ -69,9 +69,43 @@ std::optional<std::string> text(const toml::table& table, const char* key, const
   return node->value<std::string>();
 }
 
+// One channel group of `channels = [...]`: a gate spec, or { gate = SPEC, share = x }.
+std::string channel_group(const toml::node& node, const Where& where) {
+  if (node.is_string()) return *node.value<std::string>();
+  const auto* table = node.as_table();
+  if (!table) fail(where, "a channel group must be a gate spec or { gate = SPEC, share = x }");
+  check_keys(*table, {"gate", "share"}, where);
+  const auto gate = text(*table, "gate", where);
+  if (!gate)
+    fail(where, "a channel group needs its gate, e.g. { gate = \"onehot:7\", share = 0.5 }");
+  const auto* share = table->get("share");
+  if (!share) return *gate;
+  if (!share->is_number()) fail(where, "a channel group's share must be a number");
+  return *gate + "=" + format_number(*share->value<double>());
+}
+
+// The gate of a table: `gate = SPEC`, or `channels = [...]` as the spec channels:...|...
+std::optional<std::string> gate_spec(const toml::table& table, const Where& where) {
+  auto gate = text(table, "gate", where);
+  const auto* node = table.get("channels");
+  if (!node) return gate;
+  if (gate) fail(where, "give gate or channels, not both");
+  const auto* list = node->as_array();
+  if (!list || list->empty()) {
+    fail(where,
+         "channels must be a list of channel groups, e.g. channels = [{ gate = " +
+             std::string("\"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"));
+  }
+  std::string spec = "channels:";
+  for (const auto& group : *list) {
+    spec += (spec.size() > 9 ? "|" : "") + channel_group(group, where);
+  }
+  return spec;
+}
+
 HeadValues read_values(const toml::table& table, const Where& where) {
   return {integer(table, "window", where), integer(table, "stride", where),
-          integer(table, "offset", where), text(table, "gate", where)};
+          integer(table, "offset", where), gate_spec(table, where)};
 }
 
 int size_of(const std::optional<std::int64_t>& value, const char* key, const Where& where) {
@@ -88,13 +122,19 @@ int size_of(const std::optional<std::int64_t>& value, const char* key, const Whe
 // in the layer (random:SEED gets SEED + index), as --heads replicates --gates.
 Gate head_gate(const std::optional<std::string>& own, const std::optional<std::string>& layer,
                int window, int index, const Where& where) {
-  if (!own && !layer) fail(where, "no gate (give gate in the layer or the head)");
+  if (!own && !layer) fail(where, "no gate (give gate or channels in the layer or the head)");
   try {
     return own ? parse_gate(*own, window) : replicate_gate(parse_gate(*layer, window), index);
   } catch (const InputError& e) {
     const std::string what = e.what();
     fail(where, what.starts_with("invalid ") ? what.substr(8) : what);
   }
+}
+
+// The weight vectors a gate spec holds: one, or one per channel group (and their mean).
+std::int64_t gate_groups(const std::optional<std::string>& spec) {
+  if (!spec || !spec->starts_with("channels:")) return 1;
+  return 2 + std::count(spec->begin(), spec->end(), '|');
 }
 
 Geometry head_geometry(const HeadValues& own, const HeadValues& layer, const Where& where) {
@@ -132,7 +172,7 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
     const Where at{where.file, where.layer, static_cast<int>(i) + 1};
     const auto* table = list->get(i)->as_table();
     if (!table) fail(at, "must be a table of head values, e.g. { offset = 1 }");
-    check_keys(*table, {"window", "stride", "offset", "gate"}, at);
+    check_keys(*table, {"window", "stride", "offset", "gate", "channels"}, at);
     heads.push_back(read_values(*table, at));
   }
   return heads;
@@ -140,7 +180,7 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
 
 void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
                 std::int64_t& slots) {
-  check_keys(layer, {"window", "stride", "offset", "gate", "heads"}, where);
+  check_keys(layer, {"window", "stride", "offset", "gate", "channels", "heads"}, where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
   const auto at = [&](std::size_t i) {
@@ -151,7 +191,7 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
   std::vector<Geometry> geometries;
   for (std::size_t i = 0; i < heads.size(); ++i) {
     geometries.push_back(head_geometry(heads[i], values, at(i)));
-    slots += geometries.back().window;
+    slots += geometries.back().window * gate_groups(heads[i].gate ? heads[i].gate : values.gate);
     if (slots > kMaxSlots) {
       fail(at(i), "too large: the windows of the heads up to this one sum to " +
                       std::to_string(slots) + " gate slots (at most " + std::to_string(kMaxSlots) +
@@ -240,6 +280,7 @@ Json architecture_json(const Architecture& arch) {
                      {"stride", h.geometry.stride},
                      {"offset", h.geometry.offset},
                      {"gate", h.gate.spec}});
+    if (h.gate.per_channel()) heads.back()["channels"] = channel_groups_json(h.gate);
   }
   return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
 }

@@ -2,9 +2,11 @@
 // knockouts, from Monte Carlo outcomes or exact per-phase probabilities.
 #include "phasesim/niah/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "phasesim/model/coverage.hpp"
 #include "phasesim/stats/estimate.hpp"
 
 namespace phasesim::niah {
@@ -30,6 +32,10 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   for (const auto& gate : m.gates) {
     doc["gates"].push_back(gate.spec);
     doc["gate_weights"].push_back(gate.weights);
+  }
+  // Per-channel gates: each head's channel groups (an empty list for a head with one gate).
+  if (std::any_of(m.gates.begin(), m.gates.end(), [](const Gate& g) { return g.per_channel(); })) {
+    for (const auto& gate : m.gates) doc["gate_channels"].push_back(channel_groups_json(gate));
   }
   doc["beta"] = optional_json(m.beta);
   doc["dim"] = optional_json(m.dim);

@@ -63,6 +63,9 @@ void validate_model(const NiahModel& m) {
   }
   validate_parameterization(m);
   require_non_negative(m.content_noise, "--content-noise");
+  if (m.dim) {
+    for (const auto& gate : m.gates) check_channel_counts(gate, *m.dim);
+  }
 }
 
 void validate_knockout(int head, int heads) {

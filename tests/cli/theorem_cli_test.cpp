@@ -172,7 +172,12 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
       {"dynamics --inits 0", "phasesim dynamics: invalid --inits 0 (must be at least 1)"},
       {"dynamics --init spiky",
        "phasesim dynamics: invalid gate 'spiky' (use uniform, last, onehot:K, weights:a,b,..., "
-       "logits:a,b,... or random:SEED[:SCALE])"},
+       "logits:a,b,..., random:SEED[:SCALE] or channels:SPEC=SHARE|SPEC=SHARE|... (per-channel "
+       "groups))"},
+      {"dynamics --init 'channels:last|onehot:0'",
+       "phasesim dynamics: invalid --init channels:last|onehot:0 (this command's theory is of "
+       "one gate for every channel; per-channel gates run in niah, coverage and architecture "
+       "files)"},
       {"diversity --success 2", "phasesim diversity: invalid --success 2 (must be in [0, 1])"},
       {"diversity --heads 0", "phasesim diversity: invalid --heads 0 (must be at least 1)"},
       {"diversity --heads 4,20000000",

@@ -233,6 +233,46 @@ TEST_CASE("full-vector d=16: two heads combined, with a knockout" *
   check_engines_agree(s);
 }
 
+TEST_CASE("standardized: per-channel gates, each phase its share of the channels") {
+  auto s = base();
+  s.gates = "channels:onehot:4=0.7|onehot:5=0.3;channels:random:1|random:2|uniform";
+  s.beta = 9;
+  s.groups = 4;
+  check_engines_agree(s);
+}
+
+TEST_CASE("full-vector d=20: per-channel gates, no shared token (conditional-channels)" *
+          doctest::test_suite("statistics")) {
+  // Groups of 6 and 14 channels (shares 0.3 and 0.7 of 20); at W = 12 entry 0 holds slots 8 to
+  // 11, where group 1 renormalizes onto slot 11, and entry 1 slots 4 to 11.
+  auto s = full_vector(base(), 20, 0.8);
+  s.context = 1024;
+  s.gates = "channels:onehot:7=0.3|weights:0,0,0,0,0,1,1,0=0.7";
+  REQUIRE(shipped_engines().find("fast").paths(make_run(s).model) ==
+          std::vector<std::string>{"conditional-channels"});
+  check_engines_agree(s);
+  s.geometry = {12, 4};
+  s.gates = "channels:weights:0,0,1,0,0,0,0,0,0,0,0,3=0.3|onehot:9=0.7";
+  check_engines_agree(s);
+}
+
+TEST_CASE(
+    "full-vector d=16: per-channel gates sharing tokens, with content noise "
+    "(streaming-channels)" *
+    doctest::test_suite("statistics")) {
+  auto s = full_vector(base(), 16, 0.7);
+  s.geometry = {8, 4};
+  s.gates = "channels:uniform=0.25|onehot:7=0.5|weights:4,3,2,1,0,0,0,0=0.25";
+  s.context = 1024;
+  REQUIRE(shipped_engines().find("fast").paths(make_run(s).model) ==
+          std::vector<std::string>{"streaming-channels"});
+  check_engines_agree(s);
+  s.content_noise = 1;
+  s.geometry = {6, 4};
+  s.gates = "channels:weights:1,2,3,4,0,0|onehot:5|random:4";
+  check_engines_agree(s);
+}
+
 TEST_CASE("architecture, standardized: strides 4, 3 and 5 with offsets, G=6") {
   auto s = base();
   s.architecture = architecture(R"(
@@ -401,6 +441,19 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "has no content noise; use --engine fast)");
   CHECK_THROWS_WITH(run_spec(s, "full"),
                     "invalid --engine full without --dim (the full-vector engine needs --dim D)");
+  s.gates = "channels:onehot:7|onehot:6";
+  CHECK_THROWS_WITH(run_spec(s, "fast"),
+                    "invalid --engine fast: head 0 has the per-channel gate "
+                    "'channels:onehot:7|onehot:6', and the standardized channel has no channels "
+                    "to give content noise; give --dim D and use --engine full or fast");
+  s = full_vector(base(), 16, 1.0);
+  s.gates = "channels:onehot:7|onehot:6";
+  s.rms_norm = true;
+  CHECK_THROWS_WITH(run_spec(s, "fast"),
+                    "invalid --engine fast: head 0 has the per-channel gate "
+                    "'channels:onehot:7|onehot:6', and fast has no exact path for it with "
+                    "--rms-norm (its pooled entries' channels have unequal variances); use "
+                    "--engine full");
   CHECK_THROWS_WITH(shipped_engines().find("cpu"),
                     "invalid --engine cpu (use analytic, fast, full, full-double or gpu)");
 }
@@ -436,7 +489,10 @@ TEST_CASE("Monte Carlo output does not depend on the thread count" *
   auto rms = arch;  // the streaming-rms path, with content noise
   rms.rms_norm = true;
   rms.content_noise = 0.5;
-  for (const auto& spec : {s, arch, rms}) {
+  auto channels = s;  // streaming-channels and conditional-channels
+  channels.gates = "channels:uniform|onehot:6;channels:onehot:7=0.25|onehot:2=0.75";
+  channels.content_noise = 0.5;
+  for (const auto& spec : {s, arch, rms, channels}) {
     for (const auto* name : {"fast", "full", "full-double"}) {
       CAPTURE(name);
       const auto prepared = plan(spec, name);

@@ -33,9 +33,23 @@ Eigen::MatrixXd all_keys(const RandomStream& keys, std::int64_t rows, int dim) {
   return k;
 }
 
-// The gate of entry j written out: renormalized_weights, then g_s exp(tau xi) renormalized.
+// The gate of entry j written out: renormalized_weights, then g_s exp(tau xi) renormalized;
+// for a per-channel gate, every group's, a weight per slot and channel (groups in order).
 std::vector<double> reference_gate(const Gate& gate, const Geometry& g, std::int64_t j, double tau,
-                                   const RandomStream& content) {
+                                   const RandomStream& content, int dim) {
+  if (gate.per_channel()) {
+    const auto counts = channel_counts(gate, dim);
+    std::vector<double> w;
+    for (int s = 0; s < g.window; ++s) {
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        const Gate one{gate.channels[k].weights, "group", {}};
+        const double weight =
+            reference_gate(one, g, j, tau, content, dim)[static_cast<std::size_t>(s)];
+        w.insert(w.end(), static_cast<std::size_t>(counts[k]), weight);
+      }
+    }
+    return w;
+  }
   auto w = renormalized_weights(gate, g.first_existing_slot(j));
   double total = 0;
   for (int s = 0; s < g.window; ++s) {
@@ -75,12 +89,14 @@ Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std
             std::sqrt(static_cast<double>(c.dim));
   }
   Argmax best;
+  const int per_slot = gate.per_channel() ? c.dim : 1;
   for (std::int64_t j = 0; j < c.entries; ++j) {
-    const auto w = reference_gate(gate, g, j, c.tau, content);
+    const auto w = reference_gate(gate, g, j, c.tau, content, c.dim);
     Eigen::VectorXd pooled = Eigen::VectorXd::Zero(c.dim);
     for (int s = 0; s < g.window; ++s) {
-      if (w[static_cast<std::size_t>(s)] > 0) {
-        pooled += w[static_cast<std::size_t>(s)] * k.row(g.position(j, s)).transpose();
+      for (int i = 0; i < c.dim; ++i) {
+        const double weight = w[static_cast<std::size_t>(s * per_slot + i % per_slot)];
+        if (weight > 0) pooled[i] += weight * k(g.position(j, s), i);
       }
     }
     if (c.rms_norm && pooled.norm() > 0) pooled *= std::sqrt(c.dim) / pooled.norm();
@@ -89,17 +105,37 @@ Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std
   return best;
 }
 
-FullVectorHead head_of(const Case& c, const Gate& gate) {
-  return {c.geometry, gate.weights.data(), c.entries, c.dim, c.query_noise, c.tau, c.rms_norm};
-}
+// A case's head, with its channel groups laid out as the engines' full_vector_heads does.
+struct TestHead {
+  TestHead(const Case& c, const Gate& gate) {
+    for (const auto& group : gate.channels) {
+      weights.insert(weights.end(), group.weights.begin(), group.weights.end());
+    }
+    for (const int count : channel_counts(gate, c.dim)) {
+      ends.push_back((ends.empty() ? 0 : ends.back()) + count);
+    }
+    head = {c.geometry,     gate.weights.data(),
+            c.entries,      c.dim,
+            c.query_noise,  c.tau,
+            c.rms_norm,     static_cast<int>(gate.channels.size()),
+            weights.data(), ends.data()};
+  }
+  TestHead(const TestHead&) = delete;
+  std::vector<double> weights;
+  std::vector<int> ends;
+  FullVectorHead head;
+};
+
+bool per_channel(const Case& c) { return c.gate.starts_with("channels:"); }
 
 // A scan's scratch, filled with NaN first: stale rows must never be read. `stride` > 1 lays
 // it out as a GPU block does (one of `stride` interleaved workspaces).
 template <class Ops>
 struct Scratch {
   Scratch(const Case& c, int stride = 1)
-      : reals(static_cast<std::size_t>(stride * ScanWorkspace<typename Ops::Real>::reals(
-                                                    c.geometry.window, Ops::row_size(c.dim))),
+      : reals(static_cast<std::size_t>(
+                  stride * ScanWorkspace<typename Ops::Real>::reals(
+                               c.geometry.window, Ops::row_size(c.dim), per_channel(c))),
               std::nan("")),
         doubles(static_cast<std::size_t>(
                     stride * ScanWorkspace<typename Ops::Real>::doubles(c.geometry.window)),
@@ -115,7 +151,8 @@ template <class Ops>
 Argmax scan(const Case& c, const Gate& gate, std::uint32_t trial, std::int64_t begin,
             std::int64_t end, int stride = 1) {
   const Scratch<Ops> scratch(c, stride);
-  return scan_full_vector<Ops>(head_of(c, gate), 9, trial, 1, c.needle, begin, end, scratch.ws);
+  const TestHead h(c, gate);
+  return scan_full_vector<Ops>(h.head, 9, trial, 1, c.needle, begin, end, scratch.ws);
 }
 
 Argmax streamed_argmax(const Case& c, const Gate& gate, std::uint32_t trial) {
@@ -130,6 +167,11 @@ const std::vector<Case> kCases = {
     {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10},
     {{8, 4}, "uniform", 64, 1.47, 0.0, true, 60, 101},
     {{6, 4}, "weights:0,1,0,0,0,2", 33, 0.5, 0.0, false, 40, 70},
+    // Per-channel gates (channel groups of 8 and 12 of 20 channels, 16 and 17 of 33, a group
+    // renormalized at the boundary; groups that weight no slot another weights).
+    {{8, 4}, "channels:onehot:7=0.4|uniform=0.6", 20, 0.5, 0.0, true, 30, 61},
+    {{8, 4}, "channels:onehot:1|weights:0,0,0,0,1,2,3,4", 33, 0.5, 0.6, false, 30, 50},
+    {{6, 4}, "channels:random:2=0.25|onehot:5=0.5|last=0.25", 7, 1.0, 0.4, true, 25, 43},
 };
 
 }  // namespace
@@ -259,8 +301,9 @@ TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scr
         hwy::SetSupportedTargetsForTest(target);
         CAPTURE(hwy::TargetName(target));
         const Scratch<FloatOps> scratch(c);
-        const auto simd = full_vector_argmax_simd(head_of(c, gate), 9, trial, 1, c.needle, 0,
-                                                  c.entries, scratch.ws);
+        const TestHead h(c, gate);
+        const auto simd =
+            full_vector_argmax_simd(h.head, 9, trial, 1, c.needle, 0, c.entries, scratch.ws);
         CHECK(simd.entry == scalar.entry);
         CHECK(simd.logit == scalar.logit);
         CHECK(simd.runner_up == scalar.runner_up);

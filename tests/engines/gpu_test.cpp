@@ -62,6 +62,17 @@ TEST_CASE("gpu = full: content noise and rms-norm, uniform gate") {
   check_parity(s);
 }
 
+TEST_CASE("gpu = full: per-channel gates, with and without content noise and rms-norm") {
+  auto s = small();
+  s.gates = "channels:uniform=0.25|onehot:7=0.5|random:3=0.25;channels:onehot:4|onehot:1";
+  s.heads.reset();
+  check_parity(s);
+  s.content_noise = 0.7;
+  s.rms_norm = true;
+  s.dim = 19;  // groups of 5, 9 and 5 channels, padded to 32
+  check_parity(s);
+}
+
 TEST_CASE("gpu = full: W < S, odd dimension, one head") {
   auto s = small();
   s.geometry = {3, 5};

@@ -61,6 +61,30 @@ TEST_CASE("architecture files: layer defaults, head overrides, replicated random
         "b");
 }
 
+TEST_CASE("architecture files: per-channel gates as channel groups, in a layer or a head") {
+  const auto arch = parse_architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+channels = [{ gate = "onehot:7", share = 0.5 }, { gate = "random:2", share = 0.5 }]
+heads = 2
+[[layer]]
+window = 8
+stride = 4
+heads = [{ channels = ["onehot:4", "onehot:5", "onehot:6", "onehot:7"] }, { gate = "last" }]
+)",
+                                       "channels.toml");
+  REQUIRE(arch.heads.size() == 4);
+  CHECK(arch.heads[0].gate.spec == "channels:onehot:7=0.5|random:2=0.5");
+  CHECK(arch.heads[1].gate.spec == "channels:onehot:7=0.5|random:3=0.5");  // replicated
+  CHECK(arch.heads[2].gate.channels.size() == 4);
+  CHECK(arch.heads[2].gate.weights == std::vector<double>{0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25});
+  CHECK_FALSE(arch.heads[3].gate.per_channel());
+  const auto json = architecture_json(arch);
+  CHECK(json["heads"][0]["channels"][1]["gate"] == "random:2");
+  CHECK_FALSE(json["heads"][3].contains("channels"));
+}
+
 TEST_CASE("KV cost: entries per token over heads and layers, against full attention") {
   const auto arch = parse_architecture(kTwoLayers, "two.toml");
   const auto cost = kv_cost(arch.geometries());
@@ -91,7 +115,8 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
       {layer("stride = 4\ngate = \"last\""),
        "invalid arch.toml: layer 1, head 1: no window (give window in the layer or the head)"},
       {layer("window = 8\nstride = 4"),
-       "invalid arch.toml: layer 1, head 1: no gate (give gate in the layer or the head)"},
+       "invalid arch.toml: layer 1, head 1: no gate (give gate or channels in the layer or the "
+       "head)"},
       {layer("window = 8\nstride = 4\ngate = \"onehot:9\""),
        "invalid arch.toml: layer 1, head 1: gate 'onehot:9' (onehot:K needs an integer K in [0, "
        "7])"},
@@ -110,10 +135,24 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
        "invalid arch.toml: layer 1, head 2: must be a table of head values, e.g. { offset = 1 }"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
-       "gate)"},
+       "gate, channels)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
-       "heads)"},
+       "channels, heads)"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
+       "invalid arch.toml: layer 1: give gate or channels, not both"},
+      {layer("window = 8\nstride = 4\nchannels = []"),
+       "invalid arch.toml: layer 1: channels must be a list of channel groups, e.g. channels = [{ "
+       "gate = \"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"},
+      {layer("window = 8\nstride = 4\nchannels = [{ share = 1 }]"),
+       "invalid arch.toml: layer 1: a channel group needs its gate, e.g. { gate = \"onehot:7\", "
+       "share = 0.5 }"},
+      {layer("window = 8\nstride = 4\nchannels = [{ gate = \"last\", weight = 1 }]"),
+       "invalid arch.toml: layer 1: unknown key 'weight' (allowed: gate, share)"},
+      {layer("window = 8\nstride = 4\nheads = [{ channels = [{ gate = \"last\", share = 0.5 }, "
+             "{ gate = \"onehot:0\", share = 0.4 }] }]"),
+       "invalid arch.toml: layer 1, head 1: gate 'channels:last=0.5|onehot:0=0.4' (the shares of "
+       "its channel groups sum to 0.9 (must sum to 1))"},
       {"layers = 2", "invalid arch.toml: unknown key 'layers' (allowed: name, description, layer)"},
       {"name = \"empty\"", "invalid arch.toml: no layers (give one [[layer]] table per layer)"},
       {"[[layer]\n",

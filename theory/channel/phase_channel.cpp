@@ -10,12 +10,19 @@ std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, do
   require(gate.window() == geometry.window,
           "invalid gate '" + gate.spec + "' (has " + std::to_string(gate.window()) +
               " weights, the window needs " + std::to_string(geometry.window) + ")");
-  const auto u = normalized_weights(gate);
+  const auto laws = slot_laws(gate);
   std::vector<double> success;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     std::vector<double> needle_u;
-    for (int s : geometry.slots_of_phase(phi)) needle_u.push_back(u[static_cast<std::size_t>(s)]);
-    success.push_back(success_probability(beta, needle_u, entries));
+    std::vector<NeedleEntry> needle;
+    for (int s : geometry.slots_of_phase(phi)) {
+      const auto& law = laws[static_cast<std::size_t>(s)];
+      needle_u.push_back(law.u);
+      needle.push_back({beta * law.u, law.sd});
+    }
+    validate_channel_inputs(beta, needle_u, entries);
+    const auto distractors = entries - static_cast<std::int64_t>(needle.size());
+    success.push_back(needle_success(needle, distractors).probability);
   }
   return success;
 }

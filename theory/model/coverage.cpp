@@ -1,5 +1,6 @@
 #include "phasesim/model/coverage.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "phasesim/core/budget.hpp"
@@ -25,6 +26,14 @@ std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& 
     }
     phases.push_back(std::move(row));
   }
+  const auto groups = gate.per_channel()
+                          ? gate.channels
+                          : std::vector<ChannelGroup>{{gate.weights, 1.0, gate.spec}};
+  for (const auto& group : groups) {
+    const auto top = std::max_element(group.weights.begin(), group.weights.end());
+    const int slot = static_cast<int>(top - group.weights.begin());
+    phases[static_cast<std::size_t>(geometry.phase_of_slot(slot))].channel_share += group.share;
+  }
   return phases;
 }
 
@@ -36,7 +45,16 @@ Json phase_coverage_json(const std::vector<PhaseCoverage>& phases) {
                     {"multiplicity", p.multiplicity},
                     {"coverage", p.coverage},
                     {"best_weight", p.best_weight},
-                    {"best_normalized", p.best_normalized}});
+                    {"best_normalized", p.best_normalized},
+                    {"channel_share", p.channel_share}});
+  }
+  return list;
+}
+
+Json channel_groups_json(const Gate& gate) {
+  Json list = Json::array();
+  for (const auto& g : gate.channels) {
+    list.push_back({{"gate", g.spec}, {"share", g.share}, {"weights", g.weights}});
   }
   return list;
 }
@@ -60,6 +78,7 @@ Json coverage_document(const Geometry& geometry, const Gate& gate) {
   doc["stride"] = geometry.stride;
   doc["gate"] = gate.spec;
   doc["gate_weights"] = gate.weights;
+  if (gate.per_channel()) doc["channels"] = channel_groups_json(gate);
   doc["phases"] = phase_coverage_json(phase_coverage(geometry, gate));
   return doc;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 #include "phasesim/core/budget.hpp"
@@ -85,18 +86,82 @@ Gate one_hot(int window, int slot, std::string_view spec) {
   return gate_from_weights(std::move(w), std::string(spec));
 }
 
+// One group of channels:SPEC=SHARE|...: the spec, and its share (unset when omitted).
+struct GroupSpec {
+  std::string_view gate;
+  std::optional<double> share;
+};
+
+GroupSpec parse_group(std::string_view spec, std::string_view item) {
+  const auto equals = item.rfind('=');
+  if (equals == std::string_view::npos) return {item, std::nullopt};
+  double share = 0;
+  const auto text = trim(item.substr(equals + 1));
+  if (!parse_number(text, share)) {
+    bad_gate(spec, "the share '" + std::string(text) + "' of channel group '" + std::string(item) +
+                       "' is not a number");
+  }
+  return {trim(item.substr(0, equals)), share};
+}
+
+Gate parse_channels(std::string_view spec, std::string_view args, int window) {
+  const auto items = split(args, '|');
+  std::vector<GroupSpec> groups;
+  for (auto item : items) groups.push_back(parse_group(spec, item));
+  const auto given = std::count_if(groups.begin(), groups.end(),
+                                   [](const GroupSpec& g) { return g.share.has_value(); });
+  if (given != 0 && given != static_cast<std::ptrdiff_t>(groups.size())) {
+    bad_gate(spec, "give every channel group a share (SPEC=SHARE) or none (equal shares)");
+  }
+  std::vector<ChannelGroup> channels;
+  for (const auto& g : groups) {
+    if (g.gate.starts_with("channels:")) bad_gate(spec, "a channel group cannot be per-channel");
+    auto gate = parse_gate(g.gate, window);
+    const double share = g.share.value_or(1.0 / static_cast<double>(groups.size()));
+    channels.push_back({std::move(gate.weights), share, std::string(g.gate)});
+  }
+  return gate_from_channels(std::move(channels), std::string(spec));
+}
+
+std::string weights_spec(const nlohmann::json& item) {
+  std::string spec = "weights:";
+  for (std::size_t i = 0; i < item.size(); ++i) spec += (i ? "," : "") + item[i].dump();
+  return spec;
+}
+
+bool is_weights(const nlohmann::json& item) {
+  return item.is_array() &&
+         std::all_of(item.begin(), item.end(), [](const auto& x) { return x.is_number(); });
+}
+
+// A channel group of a gate file: a spec, an array of weights or {"gate": ..., "share": x}.
+std::string group_spec(const nlohmann::json& item, const std::string& file) {
+  if (item.is_string()) return item.get<std::string>();
+  if (is_weights(item)) return weights_spec(item);
+  if (item.is_object() && item.contains("gate") && item.size() <= 2) {
+    const auto& gate = item["gate"];
+    std::string spec = gate.is_string() ? gate.get<std::string>() : weights_spec(gate);
+    if (!item.contains("share")) return spec;
+    if (item["share"].is_number()) return spec + "=" + item["share"].dump();
+  }
+  throw InputError("invalid gate file '" + file + "' (a channel group must be a gate spec, " +
+                   "an array of weights or {\"gate\": ..., \"share\": x}, got " + item.dump() +
+                   ")");
+}
+
 Gate gate_from_json_item(const nlohmann::json& item, int window, const std::string& file) {
   if (item.is_string()) return parse_gate(item.get<std::string>(), window);
-  if (item.is_array() &&
-      std::all_of(item.begin(), item.end(), [](const auto& x) { return x.is_number(); })) {
-    std::string spec = "weights:";
-    for (std::size_t i = 0; i < item.size(); ++i) {
-      spec += (i ? "," : "") + item[i].dump();
+  if (is_weights(item)) return parse_gate(weights_spec(item), window);
+  if (item.is_object() && item.size() == 1 && item.contains("channels") &&
+      item["channels"].is_array() && !item["channels"].empty()) {
+    std::string spec = "channels:";
+    for (const auto& group : item["channels"]) {
+      spec += (spec.size() > 9 ? "|" : "") + group_spec(group, file);
     }
     return parse_gate(spec, window);
   }
-  throw InputError("invalid gate file '" + file + "' (each gate must be a gate spec string " +
-                   "or an array of weights, got " + item.dump() + ")");
+  throw InputError("invalid gate file '" + file + "' (each gate must be a gate spec string, " +
+                   "an array of weights or {\"channels\": [...]}, got " + item.dump() + ")");
 }
 
 std::vector<Gate> parse_gate_file(const std::string& file, int window) {
@@ -141,7 +206,7 @@ Gate gate_from_weights(std::vector<double> weights, std::string spec) {
   }
   if (!(total > 0)) bad_gate(spec, "weights must not all be zero");
   for (double& w : weights) w /= total;
-  return {std::move(weights), std::move(spec)};
+  return {std::move(weights), std::move(spec), {}};
 }
 
 Gate gate_from_logits(const std::vector<double>& logits, std::string spec) {
@@ -184,6 +249,7 @@ Gate parse_gate(std::string_view spec, int window) {
     return gate_from_logits(parse_numbers(spec, args, window), std::string(spec));
   }
   if (form == "random" && has_args) return parse_random(spec, args, window);
+  if (form == "channels" && has_args) return parse_channels(spec, args, window);
   if (spec.find(';') != std::string_view::npos) {
     bad_gate(spec, "one gate here, not a ';'-separated list of heads; niah --gates takes several");
   }
@@ -201,6 +267,15 @@ std::vector<Gate> parse_gates(std::string_view specs, int window) {
 }
 
 Gate replicate_gate(const Gate& gate, int index) {
+  if (gate.per_channel() && index > 0) {
+    std::string spec = "channels:";
+    for (const auto& group : gate.channels) {
+      const Gate one{group.weights, group.spec, {}};
+      spec += (spec.size() > 9 ? "|" : "") + replicate_gate(one, index).spec + "=" +
+              format_number(group.share);
+    }
+    return parse_gate(spec, gate.window());
+  }
   const std::string_view spec = gate.spec;
   if (index == 0 || !spec.starts_with("random:")) return gate;
   const auto parts = split(spec.substr(7), ':');
@@ -211,7 +286,98 @@ Gate replicate_gate(const Gate& gate, int index) {
   return parse_gate(replica, gate.window());
 }
 
+Gate gate_from_channels(std::vector<ChannelGroup> groups, std::string spec) {
+  if (groups.empty()) bad_gate(spec, "no channel groups");
+  double total = 0;
+  for (const auto& g : groups) {
+    if (g.weights.size() != groups.front().weights.size()) {
+      bad_gate(spec, "its channel groups have different windows");
+    }
+    if (!(g.share > 0 && g.share <= 1)) {
+      bad_gate(spec, "the share of channel group '" + g.spec + "' is " + format_number(g.share) +
+                         " (must be in (0, 1])");
+    }
+    total += g.share;
+  }
+  if (std::abs(total - 1) > 1e-9) {
+    bad_gate(spec, "the shares of its channel groups sum to " + format_number(total) +
+                       " (must sum to 1)");
+  }
+  const bool one_gate = std::all_of(groups.begin(), groups.end(), [&](const ChannelGroup& g) {
+    return g.weights == groups.front().weights;
+  });
+  if (one_gate) return {std::move(groups.front().weights), std::move(spec), {}};
+  std::vector<double> mean(groups.front().weights.size(), 0.0);
+  for (const auto& g : groups) {
+    for (std::size_t s = 0; s < mean.size(); ++s) mean[s] += g.share / total * g.weights[s];
+  }
+  return {std::move(mean), std::move(spec), std::move(groups)};
+}
+
+void require_one_gate(const Gate& gate, const std::string& option) {
+  if (!gate.per_channel()) return;
+  throw InputError("invalid " + option + " " + gate.spec +
+                   " (this command's theory is of one gate for every channel; per-channel gates "
+                   "run in niah, coverage and architecture files)");
+}
+
+std::vector<int> channel_counts(const Gate& gate, int dim) {
+  if (!gate.per_channel()) return {dim};
+  // Largest remainder: floor(share d) each, then one more to the largest fractions.
+  std::vector<int> counts;
+  std::vector<std::pair<double, std::size_t>> fractions;
+  int assigned = 0;
+  for (std::size_t k = 0; k < gate.channels.size(); ++k) {
+    const double exact = gate.channels[k].share * dim;
+    counts.push_back(static_cast<int>(std::floor(exact)));
+    assigned += counts.back();
+    fractions.emplace_back(exact - std::floor(exact), k);
+  }
+  std::stable_sort(fractions.begin(), fractions.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = 0; assigned < dim; ++i, ++assigned) ++counts[fractions[i].second];
+  return counts;
+}
+
+void check_channel_counts(const Gate& gate, int dim) {
+  const auto counts = channel_counts(gate, dim);
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] > 0) continue;
+    bad_gate(gate.spec, "channel group " + std::to_string(k + 1) + " has share " +
+                            format_number(gate.channels[k].share) +
+                            ", none of the d = " + std::to_string(dim) +
+                            " channels; every group needs a share of at " + "least 1/d");
+  }
+}
+
+std::vector<SlotLaw> slot_laws(const Gate& gate) {
+  std::vector<SlotLaw> laws;
+  if (!gate.per_channel()) {
+    for (double u : normalized_weights(gate)) laws.push_back({u, std::sqrt((1 - u) * (1 + u))});
+    return laws;
+  }
+  double norm_sq = 0;
+  for (const auto& g : gate.channels) {
+    for (double w : g.weights) norm_sq += g.share * w * w;
+  }
+  for (int s = 0; s < gate.window(); ++s) {
+    double mean = 0, square = 0;
+    for (const auto& g : gate.channels) {
+      const double w = g.weights[static_cast<std::size_t>(s)];
+      mean += g.share * w;
+      square += g.share * w * w;
+    }
+    laws.push_back({mean / std::sqrt(norm_sq), std::sqrt(std::max(0.0, 1 - square / norm_sq))});
+  }
+  return laws;
+}
+
 std::vector<double> normalized_weights(const Gate& gate) {
+  if (gate.per_channel()) {
+    std::vector<double> u;
+    for (const auto& law : slot_laws(gate)) u.push_back(law.u);
+    return u;
+  }
   double sum_sq = 0;
   for (double w : gate.weights) sum_sq += w * w;
   const double norm = std::sqrt(sum_sq);

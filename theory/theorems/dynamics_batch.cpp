@@ -38,6 +38,7 @@ std::vector<RunSpec> run_specs(const std::string& init, int inits,
   require_at_least(inits, 1, "--inits");
   require(!content_seeds.empty(), "invalid --content-seed (give at least one seed)");
   const auto base = parse_gate(init, window);
+  require_one_gate(base, "--init");
   // A tied largest weight (uniform, weights:1,1,...) has no initial argmax to lock in, and
   // a symmetric start is a fixed point of the flow: the run would count as locked in while
   // never moving. Random inits (the default) never tie.

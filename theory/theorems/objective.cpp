@@ -157,8 +157,9 @@ GateSummary summarize_gate(std::span<const double> weights) {
 
 std::vector<double> initial_logits(const std::string& spec, int window) {
   std::vector<double> logits;
-  for (double w : parse_gate(spec, window).weights)
-    logits.push_back(portable::log(std::max(w, 1e-300)));
+  const auto gate = parse_gate(spec, window);
+  require_one_gate(gate, "--init");
+  for (double w : gate.weights) logits.push_back(portable::log(std::max(w, 1e-300)));
   return logits;
 }
 

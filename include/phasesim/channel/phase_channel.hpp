@@ -9,7 +9,8 @@
 namespace phasesim::channel {
 
 /// P_h(phi) for phi = 0..S-1: a needle of phase phi is held by the m_phi slots of that
-/// phase, with normalized weights u_s, among `entries` entries in all. A structurally
+/// phase, each with its slot law (u_s, sd_s: gate.hpp, slot_laws), among `entries` entries in
+/// all. A structurally
 /// blind phase (m_phi = 0) has probability 0.
 std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, double beta,
                                   std::int64_t entries);

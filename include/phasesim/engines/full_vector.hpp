@@ -102,15 +102,21 @@ PHASESIM_HD inline bool position_weighted(const Geometry& geometry, const double
   return false;
 }
 
-/// One head of the full-vector model: its geometry, gate and the model's parameters.
+/// One head of the full-vector model: its geometry, gate and the model's parameters. A
+/// per-channel gate (MODEL.md section 9) pools channels [group_ends[k - 1], group_ends[k]) of
+/// every key with group k's weights; `gate` is then the groups' mean, positive on every slot
+/// some group weights.
 struct FullVectorHead {
   Geometry geometry;
-  const double* gate = nullptr;  ///< W weights g = softmax(b), summing to 1
-  std::int64_t entries = 0;      ///< N_c: the argmax runs over entries 0..N_c-1
-  int dim = 0;                   ///< d
-  double query_noise = 0;        ///< sigma_q
-  double content_noise = 0;      ///< tau
-  bool rms_norm = false;         ///< RMS-normalize every pooled entry
+  const double* gate = nullptr;         ///< W weights g = softmax(b), summing to 1
+  std::int64_t entries = 0;             ///< N_c: the argmax runs over entries 0..N_c-1
+  int dim = 0;                          ///< d
+  double query_noise = 0;               ///< sigma_q
+  double content_noise = 0;             ///< tau
+  bool rms_norm = false;                ///< RMS-normalize every pooled entry
+  int groups = 0;                       ///< channel groups; 0: one gate for every channel
+  const double* group_gates = nullptr;  ///< groups x W: group k's weights from k * W
+  const int* group_ends = nullptr;      ///< groups: the end of each group's channels
 };
 
 /// Partial sums of the float reductions: component c adds into sum c mod 16 and the 16 sums
@@ -165,13 +171,19 @@ struct ScanWorkspace {
   Strided<Real> interior;   ///< W: the gate of an entry with every slot, without content noise
   Strided<double> gate;     ///< W: entry_gate's output
   Strided<double> slot_xi;  ///< W: the current entry's content noise by slot
+  /// W rows, a weight per channel (per-channel gates only: carved when reals() counted them):
+  /// the current entry's, and an entry's with every slot and no content noise.
+  Strided<Real> channel_weights;
+  Strided<Real> channel_interior;
   int row = 0;
 
   /// Reals and doubles a workspace for windows up to W and rows of `row` numbers needs, laid
   /// out as carve does (a head with a smaller window uses the first rows of the ring and of
-  /// each W-array: carve with the largest window of the heads).
-  PHASESIM_HD static std::int64_t reals(int window, int row) {
-    return static_cast<std::int64_t>(window + 2) * row + 3 * window;
+  /// each W-array: carve with the largest window of the heads), with room for per-channel
+  /// weights when some head has channel groups.
+  PHASESIM_HD static std::int64_t reals(int window, int row, bool per_channel) {
+    const auto rows = static_cast<std::int64_t>(window) * row;
+    return rows + 2 * row + 3 * window + (per_channel ? 2 * rows : 0);
   }
   PHASESIM_HD static std::int64_t doubles(int window) { return 2 * window; }
   /// Carves a workspace out of reals(W, row) and doubles(W) elements of stride `stride`.
@@ -180,6 +192,7 @@ struct ScanWorkspace {
     const Strided<Real> r{reals, stride};
     const Strided<double> d{doubles, stride};
     const auto rows = static_cast<std::int64_t>(window) * row;
+    const auto channels = r + rows + 2 * row + 3 * window;
     return {r,
             r + rows,
             r + rows + row,
@@ -188,6 +201,8 @@ struct ScanWorkspace {
             r + rows + 2 * row + 2 * window,
             d,
             d + window,
+            channels,
+            channels + rows,
             row};
   }
 };
@@ -201,6 +216,30 @@ PHASESIM_HD inline void pool_entry(const double* weights, int window, const doub
     if (weights[s] == 0) continue;
     const double* key = ring + ((first_position + s) % window) * dim;
     for (int c = 0; c < dim; ++c) out[c] += weights[s] * key[c];
+  }
+}
+
+/// What an entry pools with: a weight per slot, and with channel groups a weight per slot and
+/// channel (row s, channel c at channels[s * row + c]; `slots` is then positive where some
+/// channel weights the slot). channels.data is null for one gate.
+template <typename Real>
+struct EntryWeights {
+  Strided<Real> slots;
+  Strided<Real> channels;
+  PHASESIM_HD bool per_channel() const { return channels.data != nullptr; }
+};
+
+/// pool_entry with a weight per slot and channel, w[s * dim + c]; slots whose `slots` weight
+/// is 0 are skipped.
+PHASESIM_HD inline void pool_entry_channels(const double* slots, const double* weights, int window,
+                                            const double* ring, int dim,
+                                            std::int64_t first_position, double* out) {
+  for (int c = 0; c < dim; ++c) out[c] = 0;
+  for (int s = 0; s < window; ++s) {
+    if (slots[s] == 0) continue;
+    const double* key = ring + ((first_position + s) % window) * dim;
+    const double* w = weights + static_cast<std::int64_t>(s) * dim;
+    for (int c = 0; c < dim; ++c) out[c] += w[c] * key[c];
   }
 }
 
@@ -246,7 +285,7 @@ struct FloatOps {
   /// <q, K_j> (RMS-normalized: times sqrt(d / |K_j|^2)) of the entry whose slot s holds
   /// position first + s, pooled with weights w (zero weights skipped: their rows may be stale).
   PHASESIM_HD static float entry_logit(const FullVectorHead& head, const ScanWorkspace<float>& ws,
-                                       Strided<float> w, std::int64_t first) {
+                                       EntryWeights<float> w, std::int64_t first) {
     const int W = head.geometry.window;
     const int base = ring_row(first, W);
     float dots[kReduceLanes] = {};
@@ -255,8 +294,9 @@ struct FloatOps {
       for (int l = 0; l < kReduceLanes; ++l) {
         float pooled = 0;
         for (int s = 0, r = base; s < W; ++s, r = ring_next(r, W)) {
-          if (w[s] == 0) continue;
-          pooled = pooled + w[s] * ws.keys[r * ws.row + c0 + l];
+          if (w.slots[s] == 0) continue;
+          const float weight = w.per_channel() ? w.channels[s * ws.row + c0 + l] : w.slots[s];
+          pooled = pooled + weight * ws.keys[r * ws.row + c0 + l];
         }
         dots[l] = dots[l] + ws.query[c0 + l] * pooled;
         squares[l] = squares[l] + pooled * pooled;
@@ -291,14 +331,31 @@ struct DoubleOps {
   }
 
   PHASESIM_HD static double entry_logit(const FullVectorHead& head, const ScanWorkspace<double>& ws,
-                                        Strided<double> w, std::int64_t first) {
-    pool_entry(w.data, head.geometry.window, ws.keys.data, head.dim, first, ws.pooled.data);
+                                        EntryWeights<double> w, std::int64_t first) {
+    if (w.per_channel()) {
+      pool_entry_channels(w.slots.data, w.channels.data, head.geometry.window, ws.keys.data,
+                          head.dim, first, ws.pooled.data);
+    } else {
+      pool_entry(w.slots.data, head.geometry.window, ws.keys.data, head.dim, first, ws.pooled.data);
+    }
     if (head.rms_norm) rms_normalize(ws.pooled.data, head.dim);
     return dot(ws.query.data, ws.pooled.data, head.dim);
   }
 };
 
-/// Before a scan: the query q = k_p + eps, zero padding in every row, the interior gate.
+/// Row s of `out` (rows of `row` numbers) gets gate[s] on the channels of group k.
+template <typename Real, class Gate>
+PHASESIM_HD inline void expand_group(const FullVectorHead& head, int k, Gate gate,
+                                     Strided<Real> out, int row) {
+  const int begin = k == 0 ? 0 : head.group_ends[k - 1];
+  for (int s = 0; s < head.geometry.window; ++s) {
+    const auto weight = static_cast<Real>(gate[s]);
+    for (int c = begin; c < head.group_ends[k]; ++c) out[s * row + c] = weight;
+  }
+}
+
+/// Before a scan: the query q = k_p + eps, zero padding in every row, the interior gate (and
+/// its weight per channel; the padding channels' stay 0).
 template <class Ops>
 PHASESIM_HD inline void prepare_scan(const FullVectorHead& head, const RandomStream& keys,
                                      const RandomStream& noise, std::int64_t needle,
@@ -314,6 +371,16 @@ PHASESIM_HD inline void prepare_scan(const FullVectorHead& head, const RandomStr
   Ops::key_rows(noise, needle, 1, head.dim, head.query_noise / root, ws.keys, ws.row);  // scratch
   for (int c = 0; c < head.dim; ++c) ws.query[c] = ws.query[c] + ws.keys[c];
   for (int s = 0; s < W; ++s) ws.interior[s] = static_cast<Real>(head.gate[s]);
+  for (int k = 0; k < head.groups; ++k) {
+    expand_group(head, k, head.group_gates + static_cast<std::int64_t>(k) * W, ws.channel_interior,
+                 ws.row);
+  }
+  for (int r = 0; head.groups > 0 && r < W; ++r) {
+    for (int c = head.dim; c < ws.row; ++c) {
+      ws.channel_interior[r * ws.row + c] = 0;
+      ws.channel_weights[r * ws.row + c] = 0;
+    }
+  }
 }
 
 /// Streams the positions of entry j that no earlier entry held into the ring buffer: keys
@@ -347,22 +414,36 @@ PHASESIM_HD inline std::int64_t stream_entry_positions(
 }
 
 /// The gate of entry j: the head's gate for an entry with every slot and no content noise,
-/// else entry_gate (renormalized over existing slots, content noise from the ring).
+/// else entry_gate (renormalized over existing slots, content noise from the ring), for each
+/// channel group of a per-channel gate.
 template <typename Real>
-PHASESIM_HD inline Strided<Real> entry_weights(const FullVectorHead& head, std::int64_t j,
-                                               const ScanWorkspace<Real>& ws) {
+PHASESIM_HD inline EntryWeights<Real> entry_weights(const FullVectorHead& head, std::int64_t j,
+                                                    const ScanWorkspace<Real>& ws) {
   const auto& g = head.geometry;
   const int W = g.window;
   const int first_slot = g.first_existing_slot(j);
-  if (head.content_noise == 0 && first_slot == 0) return ws.interior;
+  const Strided<Real> none{};
+  if (head.content_noise == 0 && first_slot == 0) {
+    return {ws.interior, head.groups > 0 ? ws.channel_interior : none};
+  }
   if (head.content_noise > 0) {
     for (int s = 0, r = ring_row(g.position(j, 0), W); s < W; ++s, r = ring_next(r, W)) {
       if (s >= first_slot && head.gate[s] > 0) ws.slot_xi[s] = ws.xi[r];
     }
   }
-  entry_gate(head.gate, W, first_slot, head.content_noise, ws.slot_xi, ws.gate);
-  for (int s = 0; s < W; ++s) ws.weights[s] = static_cast<Real>(ws.gate[s]);
-  return ws.weights;
+  if (head.groups == 0) {
+    entry_gate(head.gate, W, first_slot, head.content_noise, ws.slot_xi, ws.gate);
+    for (int s = 0; s < W; ++s) ws.weights[s] = static_cast<Real>(ws.gate[s]);
+    return {ws.weights, none};
+  }
+  for (int s = 0; s < W; ++s) ws.weights[s] = 0;
+  for (int k = 0; k < head.groups; ++k) {
+    entry_gate(head.group_gates + static_cast<std::int64_t>(k) * W, W, first_slot,
+               head.content_noise, ws.slot_xi, ws.gate);
+    expand_group(head, k, ws.gate, ws.channel_weights, ws.row);
+    for (int s = 0; s < W; ++s) ws.weights[s] = ws.gate[s] > 0 ? Real(1) : ws.weights[s];
+  }
+  return {ws.weights, ws.channel_weights};
 }
 
 /// The argmax of <q, K_j> over entries begin..end-1 for head `head_index` in `trial` and a

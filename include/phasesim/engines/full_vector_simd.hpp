@@ -19,6 +19,6 @@ niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t s
 /// FloatOps::entry_logit in SIMD: one entry's pooling, RMS norm and dot product (its own entry
 /// point for the pooling micro-benchmark).
 float full_vector_entry_logit_simd(const FullVectorHead& head, const ScanWorkspace<float>& ws,
-                                   Strided<float> weights, std::int64_t first);
+                                   EntryWeights<float> weights, std::int64_t first);
 
 }  // namespace phasesim::engines

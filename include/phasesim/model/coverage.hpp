@@ -17,15 +17,22 @@ struct PhaseCoverage {
   double coverage = 0;         ///< c_phi = sum of g_s over Slots(phi)
   int best_slot = -1;          ///< slot of phi with the largest weight (-1 if blind)
   double best_weight = 0;      ///< g of that slot
-  double best_normalized = 0;  ///< u of that slot, g_s / ||g||_2
+  double best_normalized = 0;  ///< u of that slot (slot_laws: g_s / ||g||_2 for one gate)
+  /// The share of channels whose gate puts its largest weight on a slot of phi (a per-channel
+  /// gate spreads its groups over phases; one gate puts every channel on its best phase).
+  double channel_share = 0;
 };
 
 /// Coverage of every phase 0..S-1 by one gate; the coverages sum to 1.
 std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& gate);
 
 /// The phases as the `coverage` document lists them: phase, slots, multiplicity, coverage,
-/// best_weight, best_normalized.
+/// best_weight, best_normalized, channel_share.
 Json phase_coverage_json(const std::vector<PhaseCoverage>& phases);
+
+/// The channel groups of a per-channel gate, [{"gate", "share", "weights"}, ...] (an empty list
+/// for one gate): what reports show beside the mean gate_weights.
+Json channel_groups_json(const Gate& gate);
 
 /// The time and memory of one geometry's coverage document and table, which list every slot
 /// and every phase (core/budget.hpp).

@@ -15,6 +15,10 @@
 //   stride = 8
 //   gate = "onehot:7"
 //   heads = [{ offset = 0 }, { offset = 1 }, { offset = 2, gate = "last" }]
+//   [[layer]]                  # a per-channel gate (MODEL.md section 9): channel groups,
+//   window = 8                 # each a gate and its share of the channels (shares sum to 1;
+//   stride = 4                 # all omitted: equal), instead of gate
+//   channels = [{ gate = "onehot:7", share = 0.5 }, { gate = "onehot:3", share = 0.5 }]
 //
 // A head has window, stride and gate (from itself or its layer) and offset (default 0):
 // entry j of the head pools positions j*S + S - W + s + offset. Messages name the file, the
@@ -73,7 +77,8 @@ struct KvCost {
 KvCost kv_cost(std::span<const Geometry> geometries);
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
-/// "gate"}, ...]}: what a report says of the architecture it ran.
+/// "gate", and "channels" for a per-channel gate}, ...]}: what a report says of the architecture it
+/// ran.
 Json architecture_json(const Architecture& arch);
 
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
