@@ -71,10 +71,10 @@ struct Protocol {
   FullVectorHead head{{8, 4}, gate.data(), kContext / 4, kDim, 1.47, 0.0, false};
   int row = FloatOps::row_size(kDim);
   std::vector<float> reals =
-      std::vector<float>(static_cast<std::size_t>(ScanWorkspace<float>::reals(8, row, false)));
+      std::vector<float>(static_cast<std::size_t>(ScanWorkspace<float>::reals(8, row, {})));
   std::vector<double> doubles =
       std::vector<double>(static_cast<std::size_t>(ScanWorkspace<float>::doubles(8)));
-  ScanWorkspace<float> ws = ScanWorkspace<float>::carve(reals.data(), doubles.data(), 8, row);
+  ScanWorkspace<float> ws = ScanWorkspace<float>::carve(reals.data(), doubles.data(), 8, row, {});
 };
 
 // Pooling: one entry's logit from a ring of W = 8 keys (d = 64, uniform gate, RMS norm).

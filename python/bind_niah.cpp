@@ -46,6 +46,7 @@ RunArguments run_arguments(std::optional<double> beta, std::optional<int> dim, d
 struct NiahArguments {
   std::optional<int> window, stride, heads;
   std::optional<std::string> gates, arch;
+  std::optional<double> split_rho;
   std::optional<int> knockout;
   RunArguments run;
   bool progress = false;
@@ -57,9 +58,11 @@ struct NiahArguments {
     check_excludes(arch.has_value(), stride.has_value(), "--stride");
     check_excludes(arch.has_value(), heads.has_value(), "--heads");
     check_excludes(arch.has_value(), gates.has_value(), "--gates");
+    check_excludes(arch.has_value(), split_rho.has_value(), "--split-rho");
     s.geometry.window = window.value_or(s.geometry.window);
     s.geometry.stride = stride.value_or(s.geometry.stride);
     s.gates = gates.value_or(s.gates);
+    s.split_rho = split_rho.value_or(s.split_rho);
     s.heads = heads;
     s.knockout = knockout;
     if (arch) s.architecture = niah::load_architecture(*arch);
@@ -103,27 +106,28 @@ void add_niah_commands(py::module_& m) {
       "niah",
       [](std::optional<int> window, std::optional<int> stride, std::optional<int> heads,
          std::optional<std::string> gates, std::optional<std::string> arch,
-         std::optional<double> beta, std::optional<int> dim, double query_noise,
-         double content_noise, bool rms_norm, std::int64_t context, int groups, int prompts,
-         std::string combine, std::string engine, const py::int_& seed, int threads,
+         std::optional<double> split_rho, std::optional<double> beta, std::optional<int> dim,
+         double query_noise, double content_noise, bool rms_norm, std::int64_t context, int groups,
+         int prompts, std::string combine, std::string engine, const py::int_& seed, int threads,
          std::optional<int> knockout, bool progress) {
-        return niah({window, stride, heads, gates, arch, knockout,
+        return niah({window, stride, heads, gates, arch, split_rho, knockout,
                      run_arguments(beta, dim, query_noise, content_noise, rms_norm, context, groups,
                                    prompts, combine, engine, seed_value(seed, "niah"), threads),
                      progress});
       },
       py::kw_only(), "window"_a = py::none(), "stride"_a = py::none(), "heads"_a = py::none(),
-      "gates"_a = py::none(), "arch"_a = py::none(), "beta"_a = py::none(), "dim"_a = py::none(),
-      "query_noise"_a = d.spec.query_noise, "content_noise"_a = d.spec.content_noise,
-      "rms_norm"_a = d.spec.rms_norm, "context"_a = d.spec.context, "groups"_a = d.spec.groups,
-      "prompts"_a = d.spec.prompts, "combine"_a = d.spec.combine, "engine"_a = d.engine,
-      "seed"_a = d.spec.seed, "threads"_a = d.threads, "knockout"_a = py::none(),
-      "progress"_a = false,
+      "gates"_a = py::none(), "arch"_a = py::none(), "split_rho"_a = py::none(),
+      "beta"_a = py::none(), "dim"_a = py::none(), "query_noise"_a = d.spec.query_noise,
+      "content_noise"_a = d.spec.content_noise, "rms_norm"_a = d.spec.rms_norm,
+      "context"_a = d.spec.context, "groups"_a = d.spec.groups, "prompts"_a = d.spec.prompts,
+      "combine"_a = d.spec.combine, "engine"_a = d.engine, "seed"_a = d.spec.seed,
+      "threads"_a = d.threads, "knockout"_a = py::none(), "progress"_a = false,
       R"(Per-phase needle-in-a-haystack accuracy of a compressed cache (`phasesim niah`).
 
 Geometry: window W (default 8) and stride S (default 4), gates (';'-separated gate per head,
-default "last"), heads (replicates a single gate), or arch (an architecture file or preset,
-which replaces those four). Model: beta (standardized channel, 4.5 when neither beta nor dim
+default "last"; channels:SPEC=SHARE|... for a per-channel gate), heads (replicates a single
+gate), split_rho (the correlation of a token's keys in its entries' newer and older slots;
+1 by default), or arch (an architecture file or preset, which replaces those five). Model: beta (standardized channel, 4.5 when neither beta nor dim
 is given) or dim with query_noise (full-vector model); content_noise, rms_norm. Protocol:
 context L, groups G, prompts per group, combine ("any" or "vote:K"), knockout (also report
 each group without that head). engine: analytic, fast, full, full-double or gpu. seed; threads

@@ -60,7 +60,12 @@ void add_options(CLI::App& cmd, NiahOptions& o, const engines::EngineRegistry& r
   cmd.add_option("--gates,--gate", o.run.spec.gates,
                  std::string("Gate per head, ';'-separated, or @file.json: ") + kGateFormsHelp)
       ->capture_default_str();
-  add_arch_option(cmd, o.arch, {"--window", "--stride", "--heads", "--gates"});
+  cmd.add_option("--split-rho", o.run.spec.split_rho,
+                 "Correlation of a token's keys in its entries' newer and older slots (split "
+                 "projections, MODEL.md section 9; 1: one projection; an architecture file "
+                 "gives split_rho per layer or head)")
+      ->capture_default_str();
+  add_arch_option(cmd, o.arch, {"--window", "--stride", "--heads", "--gates", "--split-rho"});
   add_run_options(cmd, o.run, registry);
   o.knockout_given = cmd.add_option(
       "--knockout", o.knockout, "Also report each group without head H (0-based, over all layers)");

@@ -36,8 +36,9 @@ niah::EngineOutput AnalyticEngine::run(const niah::NiahRun& run, const Parallel&
   const auto& m = run.model;
   niah::EngineOutput output;
   for (int h = 0; h < m.heads(); ++h) {
-    output.phase_success.push_back(channel::phase_success(
-        m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.beta_effective(), m.entries(h)));
+    output.phase_success.push_back(
+        channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
+                               m.beta_effective(), m.entries(h), m.split_rho(h)));
   }
   return output;
 }

@@ -88,6 +88,13 @@ FastPath fast_path(const niah::NiahModel& model, int head) {
     return noisy && !model.rms_norm ? FastPath::streaming_entries : FastPath::channel;
   }
   const bool shared = shares_tokens(model.geometry(head), gate);
+  const auto& g = model.geometry(head);
+  if (model.rms_norm && shared && model.split_rho(head) < 1 && g.window > g.stride) {
+    throw InputError("invalid --engine fast: head " + std::to_string(head) +
+                     " has split projections (split_rho " + format_number(model.split_rho(head)) +
+                     ") with --rms-norm and shared tokens, and fast has no exact path for them; "
+                     "use --engine full");
+  }
   if (model.rms_norm) return shared ? FastPath::streaming_rms : FastPath::conditional_rms;
   return shared || noisy ? FastPath::streaming_tokens : FastPath::conditional;
 }
@@ -132,7 +139,10 @@ FastSampler::Head FastSampler::plan_head(int head) const {
   h.norm = norm_of(gate.weights);
   h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
   if (h.path == FastPath::streaming_rms) plan_frame(h);
-  h.laws = slot_laws(gate);
+  h.split_rho = model_.split_rho(head);
+  h.split_rest = std::sqrt((1 - h.split_rho) * (1 + h.split_rho));
+  h.older_slots = h.split_rho < 1 && g.window > g.stride ? g.window - g.stride : 0;
+  h.laws = slot_laws(gate, g.stride, h.split_rho);
   if (gate.per_channel()) plan_channels(h, gate);
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
@@ -146,11 +156,14 @@ FastSampler::Workspace FastSampler::workspace() const {
   const auto d = static_cast<Eigen::Index>(std::max(dim_, 1));
   const auto W = static_cast<Eigen::Index>(model_.max_window());
   Workspace ws;
-  for (auto* v : {&ws.query, &ws.key, &ws.entry}) *v = Eigen::VectorXd::Zero(d);
+  for (auto* v : {&ws.query, &ws.key, &ws.entry, &ws.older_key}) *v = Eigen::VectorXd::Zero(d);
   ws.normals = Eigen::VectorXd::Zero(W);  // at most W entries hold the needle
-  for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi}) *v = Eigen::VectorXd::Zero(W);
+  for (auto* v : {&ws.gate, &ws.xi, &ws.token, &ws.slot_xi, &ws.older_token}) {
+    *v = Eigen::VectorXd::Zero(W);
+  }
   auto batch = static_cast<std::size_t>(std::max<Eigen::Index>(512, 2 * W));
   ws.more_draws.resize(batch);
+  ws.split_draws.resize(batch);
   int coords = 0;
   for (const auto& h : heads_) {
     const bool rms = h.path == FastPath::streaming_rms;
@@ -162,7 +175,7 @@ FastSampler::Workspace FastSampler::workspace() const {
   std::size_t groups = 1;
   for (const auto& h : heads_) groups = std::max(groups, h.groups.size());
   const auto G = static_cast<Eigen::Index>(groups);
-  ws.group_tokens = Eigen::VectorXd::Zero(G * W);
+  ws.group_tokens = ws.group_older = Eigen::VectorXd::Zero(G * W);
   ws.group_scale = ws.group_needle = Eigen::VectorXd::Zero(G);
   ws.draws.resize(batch);
   return ws;
@@ -232,6 +245,12 @@ const double* FastSampler::content_gate(const Head& h, const Trial& t, std::int6
   return ws.gate.data();
 }
 
+// The needle's older projection rho a_p + sqrt(1 - rho^2) b_p has b_p = sqrt(d) <q, k''_p> /
+// ||q|| ~ N(0, 1), independent of everything else (k''_p is): drawn per needle entry i.
+double FastSampler::split_normal(const Trial& t, int i) const {
+  return stream(t, Stream::split_key).normal(0, static_cast<std::uint32_t>(i));
+}
+
 // Standardized channel: X_s = beta u_s + sd_s Z_s (sd_s = sqrt(1 - u_s^2) for one gate;
 // slot_laws for channel groups) for the m entries holding the needle, against the exact maximum
 // of the N_c - m independent N(0, 1) distractors.
@@ -248,6 +267,11 @@ bool FastSampler::channel(const Head& h, const Trial& t, Workspace& ws) const {
       const double* w = content_gate(h, t, needle_entry(h, t.needle, s), ws);
       u = w[s] / norm_of(w, h.geometry.window);
       sd = std::sqrt((1 - u) * (1 + u));
+      if (s < h.older_slots) {
+        const auto law = split_law({u, sd}, h.split_rho);
+        u = law.u;
+        sd = law.sd;
+      }
     }
     best = std::max(best, beta_ * u + sd * ws.normals[i]);
   }
@@ -266,9 +290,12 @@ bool FastSampler::conditional(const Head& h, const Trial& t, Workspace& ws) cons
   fill_normals(stream(t, Stream::channel), 0, m, 1.0, ws.normals.data());
   double best = kMinusInfinity;
   for (int i = 0; i < m; ++i) {
-    const double g_s = h.weights[static_cast<std::size_t>(slots[static_cast<std::size_t>(i)])];
+    const int s = slots[static_cast<std::size_t>(i)];
+    const double g_s = h.weights[static_cast<std::size_t>(s)];
     const double rest = std::sqrt(std::max(0.0, (h.norm - g_s) * (h.norm + g_s)));
-    best = std::max(best, g_s * a_p + rest * ws.normals[i]);
+    const double a =
+        s < h.older_slots ? h.split_rho * a_p + h.split_rest * split_normal(t, i) : a_p;
+    best = std::max(best, g_s * a + rest * ws.normals[i]);
   }
   const auto distractor = stream(t, Stream::distractor);
   const auto boundary = static_cast<std::int64_t>(h.boundary_norms.size());
@@ -298,7 +325,12 @@ bool FastSampler::conditional_rms(const Head& h, const Trial& t, Workspace& ws) 
     const double norm = h.tau == 0 ? h.norm : norm_of(w, h.geometry.window);
     const double rho = std::sqrt(std::max(0.0, (norm - w[s]) * (norm + w[s])));
     fill_normals(channel_stream, static_cast<std::uint32_t>(1 + i), dim_, scale, ws.entry.data());
-    ws.entry = w[s] * ws.key + rho * ws.entry;
+    if (s < h.older_slots) {  // the needle's older key rho k_p + sqrt(1 - rho^2) k''_p
+      generate_key(stream(t, Stream::split_key), t.needle, dim_, ws.older_key.data());
+      ws.entry = w[s] * (h.split_rho * ws.key + h.split_rest * ws.older_key) + rho * ws.entry;
+    } else {
+      ws.entry = w[s] * ws.key + rho * ws.entry;
+    }
     const double length = ws.entry.norm();
     best = std::max(best, length > 0 ? ws.query.dot(ws.entry) / length : 0.0);
   }
@@ -397,7 +429,8 @@ niah::Argmax stream_entries(const Geometry& g, const double* weights, std::int64
 }  // namespace
 
 // Standardized channel with content noise: independent entries, each with its own gate from
-// its own xi and its own N(0, 1) token projections (beta for the needle's token).
+// its own xi and its own N(0, 1) token projections (beta for the needle's token; at an older
+// slot of split projections rho beta + sqrt(1 - rho^2) b).
 bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws) const {
   const auto& g = h.geometry;
   RowNormals token(stream(t, Stream::token), g.window, ws.draws);
@@ -410,7 +443,11 @@ bool FastSampler::streaming_entries(const Head& h, const Trial& t, Workspace& ws
       ws.token[s] = tokens[s];
       ws.xi[s] = xi[s];
     }
-    if (g.holds(j, t.needle)) ws.token[t.needle - g.position(j, 0)] = beta_;
+    if (g.holds(j, t.needle)) {
+      const auto s = static_cast<int>(t.needle - g.position(j, 0));
+      ws.token[s] =
+          s < h.older_slots ? h.split_rho * beta_ + h.split_rest * split_normal(t, s) : beta_;
+    }
     entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
     double logit = 0;
     for (int s : h.support) logit += ws.gate[s] * ws.token[s];
@@ -432,12 +469,16 @@ double FastSampler::ring_logit(const Head& h, std::int64_t j, Workspace& ws) con
     w = ws.gate.data();
   }
   double logit = 0;
-  for (int s : h.support) logit += s >= first_slot ? w[s] * ws.token[(first + s) % W] : 0.0;
+  for (int s : h.support) {
+    const auto& tokens = s < h.older_slots ? ws.older_token : ws.token;
+    logit += s >= first_slot ? w[s] * tokens[(first + s) % W] : 0.0;
+  }
   return logit;
 }
 
 // Full-vector model, exact for any gate and content noise (no RMS norm): given q, each
-// position's projection a_t (a_p for the needle, N(0, 1) otherwise) and content noise are
+// position's projection a_t (a_p for the needle, N(0, 1) otherwise), content noise and, with
+// split projections, its older projection rho a_t + sqrt(1 - rho^2) b_t are
 // drawn once, kept in a ring of the last W positions, and shared by the entries that hold
 // it; the argmax of sum_s g_{j,s} a_{t(j,s)} over all N_c entries. No d factor.
 bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws) const {
@@ -447,9 +488,13 @@ bool FastSampler::streaming_tokens(const Head& h, const Trial& t, Workspace& ws)
   const auto token = stream(t, Stream::token);
   PositionNormals projection(token, 0, ws.draws);
   PositionNormals xi(token, 1, ws.more_draws);
+  PositionNormals older(token, 2, ws.split_draws);
   const auto draw = [&](std::int64_t p) {
     ws.token[p % W] = p == t.needle ? a_p : projection(p);
     if (h.tau > 0) ws.xi[p % W] = xi(p);
+    if (h.older_slots > 0) {
+      ws.older_token[p % W] = h.split_rho * ws.token[p % W] + h.split_rest * older(p);
+    }
   };
   const auto best = stream_entries(g, h.weights.data(), h.entries, draw,
                                    [&](std::int64_t j) { return ring_logit(h, j, ws); });
@@ -668,7 +713,9 @@ void FastSampler::plan_channels(Head& h, const Gate& gate) const {
       norms.push_back(norm2);
     }
   }
-  h.draw_blocks = (static_cast<int>(h.groups.size()) + (h.tau > 0 ? 1 : 0) + 1) / 2;
+  // Per position: a projection per group, xi, and with split projections b per group.
+  const int groups = static_cast<int>(h.groups.size());
+  h.draw_blocks = (groups + 1 + (h.older_slots > 0 ? groups : 0) + 1) / 2;
 }
 
 // Given q, in units of ||q|| / sqrt(d): group G's share Q_G = ||q_G||^2 / ||q||^2 of the query,
@@ -710,10 +757,15 @@ bool FastSampler::conditional_channels(const Head& h, const Trial& t, Workspace&
   double best = kMinusInfinity;
   for (int i = 0; i < m; ++i) {
     const int s = slots[static_cast<std::size_t>(i)];
-    double mean = 0;
+    double mean = 0, older = 0;  // older: the variance of the older key's own part, given q
     for (std::size_t k = 0; k < h.groups.size(); ++k) {
-      mean +=
-          h.groups[k][static_cast<std::size_t>(s)] * ws.group_needle[static_cast<Eigen::Index>(k)];
+      const double w = h.groups[k][static_cast<std::size_t>(s)];
+      const double q = ws.group_scale[static_cast<Eigen::Index>(k)];
+      mean += w * ws.group_needle[static_cast<Eigen::Index>(k)];
+      older += w * w * q * q;
+    }
+    if (s < h.older_slots) {
+      mean = h.split_rho * mean + h.split_rest * std::sqrt(older) * split_normal(t, i);
     }
     best = std::max(best, mean + std::sqrt(variance(h.group_norms2, s)) * ws.normals[i]);
   }
@@ -748,8 +800,13 @@ double FastSampler::channels_logit(const Head& h, std::int64_t j, Workspace& ws)
       entry_gate(w, W, first_slot, h.tau, ws.slot_xi.data(), ws.gate.data());
       w = ws.gate.data();
     }
-    const double* tokens = ws.group_tokens.data() + static_cast<std::int64_t>(k) * W;
-    for (int s : h.support) logit += s >= first_slot ? w[s] * tokens[(first + s) % W] : 0.0;
+    const auto offset = static_cast<std::int64_t>(k) * W;
+    const double* tokens = ws.group_tokens.data() + offset;
+    const double* older = ws.group_older.data() + offset;
+    for (int s : h.support) {
+      const double a = s < h.older_slots ? older[(first + s) % W] : tokens[(first + s) % W];
+      logit += s >= first_slot ? w[s] * a : 0.0;
+    }
   }
   return logit;
 }
@@ -766,8 +823,12 @@ bool FastSampler::streaming_channels(const Head& h, const Trial& t, Workspace& w
   const auto draw = [&](std::int64_t p) {
     const auto row = draws.row(p);
     for (int k = 0; k < G; ++k) {
-      ws.group_tokens[k * W + p % W] =
-          p == t.needle ? ws.group_needle[k] : ws.group_scale[k] * row[k];
+      const auto i = k * W + p % W;
+      ws.group_tokens[i] = p == t.needle ? ws.group_needle[k] : ws.group_scale[k] * row[k];
+      if (h.older_slots > 0) {
+        ws.group_older[i] =
+            h.split_rho * ws.group_tokens[i] + h.split_rest * ws.group_scale[k] * row[G + 1 + k];
+      }
     }
     if (h.tau > 0) ws.xi[p % W] = row[G];
   };

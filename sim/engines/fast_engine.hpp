@@ -29,7 +29,7 @@ enum class FastPath {
 /// The path for one head. Throws InputError naming `full` for the models fast has no exact
 /// path for: per-channel gates with --rms-norm (RMS norm of a pooled entry whose channels have
 /// unequal variances), or with content noise in the standardized channel (whose model has no
-/// channels).
+/// channels); and split projections with --rms-norm and shared tokens.
 FastPath fast_path(const niah::NiahModel& model, int head);
 std::string fast_path_name(FastPath path);
 
@@ -43,13 +43,17 @@ class FastSampler {
   /// Per-thread scratch: O(d + W + S), W and S the largest window and stride of any head.
   struct Workspace {
     Eigen::VectorXd query, key, entry;  ///< d each
+    Eigen::VectorXd older_key;          ///< d: k''_p of split projections
     Eigen::VectorXd normals;            ///< W
     Eigen::VectorXd gate, xi, token;    ///< W each: a gate, content noise, token projections
+    Eigen::VectorXd older_token;        ///< W: older projections (split projections)
     Eigen::VectorXd slot_xi;            ///< W: an entry's content noise by slot
     Eigen::VectorXd across;             ///< a position's coordinates in a PooledFrame
     Eigen::VectorXd group_tokens;       ///< groups x W: per-group token projections
+    Eigen::VectorXd group_older;        ///< groups x W: their older projections (split)
     Eigen::VectorXd group_scale, group_needle;  ///< per group: sqrt(Q_G) and A_G of a trial
     std::vector<float> draws, more_draws;       ///< batches of the block generator's normals
+    std::vector<float> split_draws;             ///< the older projections' batch (split)
     std::vector<PooledFrame> frames;            ///< one per head (used on the streaming-rms path)
   };
   Workspace workspace() const;
@@ -88,6 +92,11 @@ class FastSampler {
     std::vector<int> group_ends;
     std::vector<std::vector<double>> boundary_group_norms2;
     std::vector<SlotLaw> laws;
+    // Split projections: slots below older_slots read a token's older key, whose projection is
+    // rho a_t + split_rest b_t (split_rest = sqrt(1 - rho^2), b_t ~ N(0, 1) independent).
+    double split_rho = 1;
+    double split_rest = 0;
+    int older_slots = 0;
   };
   struct Trial {
     std::uint32_t id;
@@ -105,6 +114,7 @@ class FastSampler {
   static const std::vector<int>& needle_slots(const Head& h, const Trial& t);
   static std::int64_t needle_entry(const Head& h, std::int64_t needle, int slot);
   Query sample_query(const Trial& t, Workspace& ws) const;
+  double split_normal(const Trial& t, int i) const;
   const double* content_gate(const Head& h, const Trial& t, std::int64_t entry,
                              Workspace& ws) const;
   bool channel(const Head& h, const Trial& t, Workspace& ws) const;

@@ -9,8 +9,13 @@
 
 namespace phasesim::engines {
 
-bool FullVectorHeads::per_channel() const {
-  return std::any_of(heads.begin(), heads.end(), [](const auto& h) { return h.groups > 0; });
+ScanNeeds FullVectorHeads::needs() const {
+  ScanNeeds needs;
+  for (const auto& h : heads) {
+    needs.per_channel = needs.per_channel || h.groups > 0;
+    needs.split = needs.split || h.older_slots() > 0;
+  }
+  return needs;
 }
 
 FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
@@ -31,7 +36,7 @@ FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
     list.heads.push_back({model.geometry(h), gate.weights.data(), model.entries(h), *model.dim,
                           model.query_noise, model.content_noise, model.rms_norm,
                           static_cast<int>(gate.channels.size()), list.group_gates[i].data(),
-                          list.group_ends[i].data()});
+                          list.group_ends[i].data(), model.split_rho(h)});
   }
   return list;
 }
@@ -52,7 +57,7 @@ FullScanner<Real>::FullScanner(const niah::NiahModel& model)
 
 template <typename Real>
 typename FullScanner<Real>::Workspace FullScanner<Real>::workspace() const {
-  const auto reals = ScanWorkspace<Real>::reals(window_, row_, heads_.per_channel());
+  const auto reals = ScanWorkspace<Real>::reals(window_, row_, heads_.needs());
   return {std::vector<Real>(static_cast<std::size_t>(reals)),
           std::vector<double>(static_cast<std::size_t>(ScanWorkspace<Real>::doubles(window_)))};
 }
@@ -61,7 +66,7 @@ template <typename Real>
 HeadOutcome FullScanner<Real>::trial(std::uint32_t trial, std::int64_t needle, int head,
                                      Workspace& ws) const {
   const auto scratch =
-      ScanWorkspace<Real>::carve(ws.reals.data(), ws.doubles.data(), window_, row_);
+      ScanWorkspace<Real>::carve(ws.reals.data(), ws.doubles.data(), window_, row_, heads_.needs());
   const auto& h = heads_.heads[static_cast<std::size_t>(head)];
   const auto index = static_cast<std::uint32_t>(head);
   niah::Argmax best;

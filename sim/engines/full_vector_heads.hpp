@@ -15,8 +15,9 @@ struct FullVectorHeads {
   std::vector<std::vector<double>> group_gates;  ///< per head: groups x W weights
   std::vector<std::vector<int>> group_ends;      ///< per head: each group's end channel
 
-  /// True when some head has channel groups (its workspace holds weights per channel).
-  bool per_channel() const;
+  /// What a workspace for these heads holds (full_vector.hpp): weights per channel when some
+  /// head has channel groups, older keys when some head splits its projections.
+  ScanNeeds needs() const;
 };
 
 FullVectorHeads full_vector_heads(const niah::NiahModel& model);

@@ -70,13 +70,15 @@ struct SimdOps {
     const LogitTag d;
     const int W = head.geometry.window;
     const int base = ring_row(first, W);
+    const int older = head.older_slots();
     LogitVec dots[kGroups], squares[kGroups];
     for (int k = 0; k < kGroups; ++k) dots[k] = squares[k] = hn::Zero(d);
     for (int c0 = 0, k = 0; c0 < ws.row; c0 += kLogitLanes, k = k + 1 == kGroups ? 0 : k + 1) {
       auto pooled = hn::Zero(d);
       for (int s = 0, r = base; s < W; ++s, r = ring_next(r, W)) {
         if (w.slots[s] == 0) continue;
-        const auto key = hn::LoadU(d, ws.keys.data + static_cast<std::int64_t>(r) * ws.row + c0);
+        const float* ring = s < older ? ws.older_keys.data : ws.keys.data;
+        const auto key = hn::LoadU(d, ring + static_cast<std::int64_t>(r) * ws.row + c0);
         const auto weight =
             w.per_channel()
                 ? hn::LoadU(d, w.channels.data + static_cast<std::int64_t>(s) * ws.row + c0)

@@ -51,12 +51,13 @@ struct KernelWorkspace {
   double* doubles;
   std::int64_t reals_per_thread, doubles_per_thread;
   int window, row;  ///< window: the largest of any head (a smaller one uses the first rows)
+  ScanNeeds needs;
 
   __device__ ScanWorkspace<float> carve(int threads, int t) const {
     const std::int64_t block = blockIdx.x;
     return ScanWorkspace<float>::carve(reals + block * threads * reals_per_thread + t,
                                        doubles + block * threads * doubles_per_thread + t, window,
-                                       row, threads);
+                                       row, needs, threads);
   }
 };
 
@@ -156,7 +157,7 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   int threads = 32;
   while (threads < kMaxThreads && entries >= 32 * threads) threads *= 2;
   const int row = FloatOps::row_size(*model.dim);
-  const std::int64_t reals = ScanWorkspace<float>::reals(window, row, list.per_channel());
+  const std::int64_t reals = ScanWorkspace<float>::reals(window, row, list.needs());
   const std::int64_t doubles = ScanWorkspace<float>::doubles(window);
   const std::int64_t bytes_per_thread =
       reals * std::int64_t{sizeof(float)} + doubles * std::int64_t{sizeof(double)};
@@ -167,7 +168,7 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   const auto device_doubles = device_array<double>(blocks * threads * doubles);
   const auto out = device_array<niah::Argmax>(items);
   const KernelWorkspace workspace{
-      device_reals.get(), device_doubles.get(), reals, doubles, window, row};
+      device_reals.get(), device_doubles.get(), reals, doubles, window, row, list.needs()};
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
       device_heads.get(), model.heads(), needles, model.seed, workspace, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");

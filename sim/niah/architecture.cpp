@@ -43,6 +43,7 @@ struct Where {
 struct HeadValues {
   std::optional<std::int64_t> window, stride, offset;
   std::optional<std::string> gate;
+  std::optional<double> split_rho;
 };
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
@@ -103,9 +104,21 @@ std::optional<std::string> gate_spec(const toml::table& table, const Where& wher
   return spec;
 }
 
+std::optional<double> split_rho(const toml::table& table, const Where& where) {
+  const auto* node = table.get("split_rho");
+  if (!node) return std::nullopt;
+  const auto rho = node->value<double>();
+  if (!node->is_number() || !rho) fail(where, "split_rho must be a number");
+  if (!(*rho >= 0 && *rho <= 1)) {
+    fail(where, "split_rho " + format_number(*rho) +
+                    " (the correlation of a token's two keys must be in [0, 1])");
+  }
+  return rho;
+}
+
 HeadValues read_values(const toml::table& table, const Where& where) {
   return {integer(table, "window", where), integer(table, "stride", where),
-          integer(table, "offset", where), gate_spec(table, where)};
+          integer(table, "offset", where), gate_spec(table, where), split_rho(table, where)};
 }
 
 int size_of(const std::optional<std::int64_t>& value, const char* key, const Where& where) {
@@ -172,7 +185,7 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
     const Where at{where.file, where.layer, static_cast<int>(i) + 1};
     const auto* table = list->get(i)->as_table();
     if (!table) fail(at, "must be a table of head values, e.g. { offset = 1 }");
-    check_keys(*table, {"window", "stride", "offset", "gate", "channels"}, at);
+    check_keys(*table, {"window", "stride", "offset", "gate", "channels", "split_rho"}, at);
     heads.push_back(read_values(*table, at));
   }
   return heads;
@@ -180,7 +193,8 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
 
 void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
                 std::int64_t& slots) {
-  check_keys(layer, {"window", "stride", "offset", "gate", "channels", "heads"}, where);
+  check_keys(layer, {"window", "stride", "offset", "gate", "channels", "split_rho", "heads"},
+             where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
   const auto at = [&](std::size_t i) {
@@ -201,7 +215,8 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const auto& g = geometries[i];
     const auto gate = head_gate(heads[i].gate, values.gate, g.window, static_cast<int>(i), at(i));
-    arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate});
+    const double rho = heads[i].split_rho.value_or(values.split_rho.value_or(1.0));
+    arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate, rho});
   }
 }
 
@@ -281,6 +296,7 @@ Json architecture_json(const Architecture& arch) {
                      {"offset", h.geometry.offset},
                      {"gate", h.gate.spec}});
     if (h.gate.per_channel()) heads.back()["channels"] = channel_groups_json(h.gate);
+    if (h.split_rho != 1) heads.back()["split_rho"] = h.split_rho;
   }
   return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
 }

@@ -33,6 +33,10 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
     doc["gates"].push_back(gate.spec);
     doc["gate_weights"].push_back(gate.weights);
   }
+  // Split projections: each head's rho, where some head has one below 1.
+  if (std::any_of(m.split_rhos.begin(), m.split_rhos.end(), [](double r) { return r != 1; })) {
+    doc["split_rhos"] = m.split_rhos;
+  }
   // Per-channel gates: each head's channel groups (an empty list for a head with one gate).
   if (std::any_of(m.gates.begin(), m.gates.end(), [](const Gate& g) { return g.per_channel(); })) {
     for (const auto& gate : m.gates) doc["gate_channels"].push_back(channel_groups_json(gate));

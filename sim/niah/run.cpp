@@ -63,6 +63,13 @@ void validate_model(const NiahModel& m) {
   }
   validate_parameterization(m);
   require_non_negative(m.content_noise, "--content-noise");
+  require(m.split_rhos.empty() || m.split_rhos.size() == m.gates.size(),
+          "invalid model (" + counted(m.split_rhos.size(), "split rho") + " for " +
+              counted(m.heads(), "head") + ")");
+  for (const double rho : m.split_rhos) {
+    require(rho >= 0 && rho <= 1, "invalid --split-rho " + format_number(rho) +
+                                      " (the correlation of a token's two keys must be in [0, 1])");
+  }
   if (m.dim) {
     for (const auto& gate : m.gates) check_channel_counts(gate, *m.dim);
   }
@@ -112,10 +119,12 @@ NiahModel make_model(const NiahSpec& spec) {
   if (spec.architecture) {
     m.geometries = spec.architecture->geometries();
     m.gates = spec.architecture->gates();
+    for (const auto& h : spec.architecture->heads) m.split_rhos.push_back(h.split_rho);
   } else {
     spec.geometry.validate();
     m.gates = head_gates(spec);
     m.geometries.assign(m.gates.size(), spec.geometry);
+    m.split_rhos.assign(m.gates.size(), spec.split_rho);
   }
   m.context = spec.context;
   // validate_model rejects --beta with --dim and --query-noise without --dim.

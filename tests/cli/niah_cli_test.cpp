@@ -126,6 +126,13 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
       {"--heads 0", "invalid --heads 0 (must be in [1, 4096])"},
       {"--content-noise -1", "invalid --content-noise -1 (must be finite and >= 0)"},
       {"--beta -2", "invalid --beta -2 (must be finite and >= 0)"},
+      {"--split-rho 1.5",
+       "invalid --split-rho 1.5 (the correlation of a token's two keys must be in [0, 1])"},
+      {"--split-rho nan",
+       "invalid --split-rho nan (the correlation of a token's two keys must be in [0, 1])"},
+      {"--gates 'channels:last=0.001|uniform=0.999' --dim 64",
+       "invalid gate 'channels:last=0.001|uniform=0.999' (channel group 1 has share 0.001, none "
+       "of the d = 64 channels; every group needs a share of at least 1/d)"},
       {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
   };
   phasesim::test::check_refused(cases, "niah");

@@ -273,6 +273,49 @@ TEST_CASE(
   check_engines_agree(s);
 }
 
+TEST_CASE("standardized: split projections, the older slots' needle at rho beta u") {
+  auto s = base();
+  s.gates = "uniform;random:3:0.5;channels:onehot:1|onehot:6";
+  s.split_rho = 0.5;
+  s.beta = 9;
+  check_engines_agree(s);
+  s.gates = "uniform";
+  s.split_rho = 0;  // no older slot can retrieve: phases read only their newer slot
+  s.beta = 12;
+  check_engines_agree(s);
+}
+
+TEST_CASE("fast = analytic with split projections in the limit of vanishing content noise" *
+          doctest::test_suite("statistics")) {
+  auto s = base();
+  s.gates = "weights:1,2,3,4,4,3,2,1";
+  s.split_rho = 0.4;
+  s.beta = 10;
+  s.context = 4096;
+  const auto exact = run_spec(s, "analytic");
+  s.content_noise = 1e-9;  // the streaming-entries path, whose older needle slots draw b
+  check_against_exact(run_spec(s, "fast"), exact);
+}
+
+TEST_CASE(
+    "full-vector d=16: split projections on every fast path without --rms-norm "
+    "shared tokens" *
+    doctest::test_suite("statistics")) {
+  auto s = full_vector(base(), 16, 0.7);
+  s.context = 1024;
+  s.split_rho = 0.3;
+  s.gates = "onehot:1;weights:0,0,1,0,0,0,0,3";  // conditional: the needle's older slot
+  check_engines_agree(s);
+  s.gates = "uniform";  // streaming-tokens: every token in an older and a newer entry
+  check_engines_agree(s);
+  s.gates = "channels:weights:1,0,0,0,0,1,0,0|onehot:6;channels:uniform|last";
+  check_engines_agree(s);  // conditional-channels, streaming-channels
+  s.gates = "weights:1,2,3,4,0,0,0,0";
+  s.rms_norm = true;  // conditional-rms: the needle entry from its older key in d dimensions
+  s.content_noise = 0.5;
+  check_engines_agree(s);
+}
+
 TEST_CASE("architecture, standardized: strides 4, 3 and 5 with offsets, G=6") {
   auto s = base();
   s.architecture = architecture(R"(
@@ -447,8 +490,15 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "'channels:onehot:7|onehot:6', and the standardized channel has no channels "
                     "to give content noise; give --dim D and use --engine full or fast");
   s = full_vector(base(), 16, 1.0);
-  s.gates = "channels:onehot:7|onehot:6";
   s.rms_norm = true;
+  s.gates = "uniform";
+  s.split_rho = 0.5;
+  CHECK_THROWS_WITH(run_spec(s, "fast"),
+                    "invalid --engine fast: head 0 has split projections (split_rho 0.5) with "
+                    "--rms-norm and shared tokens, and fast has no exact path for them; use "
+                    "--engine full");
+  s.split_rho = 1;
+  s.gates = "channels:onehot:7|onehot:6";
   CHECK_THROWS_WITH(run_spec(s, "fast"),
                     "invalid --engine fast: head 0 has the per-channel gate "
                     "'channels:onehot:7|onehot:6', and fast has no exact path for it with "
@@ -489,9 +539,10 @@ TEST_CASE("Monte Carlo output does not depend on the thread count" *
   auto rms = arch;  // the streaming-rms path, with content noise
   rms.rms_norm = true;
   rms.content_noise = 0.5;
-  auto channels = s;  // streaming-channels and conditional-channels
+  auto channels = s;  // streaming-channels, with split projections
   channels.gates = "channels:uniform|onehot:6;channels:onehot:7=0.25|onehot:2=0.75";
   channels.content_noise = 0.5;
+  channels.split_rho = 0.5;
   for (const auto& spec : {s, arch, rms, channels}) {
     for (const auto* name : {"fast", "full", "full-double"}) {
       CAPTURE(name);

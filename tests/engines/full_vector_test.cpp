@@ -72,6 +72,7 @@ struct Case {
   bool rms_norm;
   std::int64_t entries;
   std::int64_t needle;
+  double split_rho;  // 1: one projection
 };
 
 // Naive full-vector model: all keys materialized, every entry pooled, first maximum wins.
@@ -82,6 +83,11 @@ Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std
   const RandomStream content(seed, trial, head, Stream::content_noise);
   const auto& g = c.geometry;
   const auto k = all_keys(keys, c.entries * g.stride, c.dim);
+  // Older keys rho k_t + sqrt(1 - rho^2) k''_t, read by slots below W - S.
+  const Eigen::MatrixXd older =
+      c.split_rho * k +
+      std::sqrt(1 - c.split_rho * c.split_rho) *
+          all_keys(RandomStream(seed, trial, head, Stream::split_key), c.entries * g.stride, c.dim);
   Eigen::VectorXd q = k.row(c.needle).transpose();
   for (int i = 0; i < c.dim; ++i) {
     q[i] += c.query_noise *
@@ -96,7 +102,8 @@ Argmax reference_argmax(const Case& c, const Gate& gate, std::uint64_t seed, std
     for (int s = 0; s < g.window; ++s) {
       for (int i = 0; i < c.dim; ++i) {
         const double weight = w[static_cast<std::size_t>(s * per_slot + i % per_slot)];
-        if (weight > 0) pooled[i] += weight * k(g.position(j, s), i);
+        const auto& key = s < g.window - g.stride ? older : k;
+        if (weight > 0) pooled[i] += weight * key(g.position(j, s), i);
       }
     }
     if (c.rms_norm && pooled.norm() > 0) pooled *= std::sqrt(c.dim) / pooled.norm();
@@ -118,7 +125,8 @@ struct TestHead {
             c.entries,      c.dim,
             c.query_noise,  c.tau,
             c.rms_norm,     static_cast<int>(gate.channels.size()),
-            weights.data(), ends.data()};
+            weights.data(), ends.data(),
+            c.split_rho};
   }
   TestHead(const TestHead&) = delete;
   std::vector<double> weights;
@@ -126,22 +134,22 @@ struct TestHead {
   FullVectorHead head;
 };
 
-bool per_channel(const Case& c) { return c.gate.starts_with("channels:"); }
+ScanNeeds needs(const Case& c) { return {c.gate.starts_with("channels:"), c.split_rho < 1}; }
 
 // A scan's scratch, filled with NaN first: stale rows must never be read. `stride` > 1 lays
 // it out as a GPU block does (one of `stride` interleaved workspaces).
 template <class Ops>
 struct Scratch {
   Scratch(const Case& c, int stride = 1)
-      : reals(static_cast<std::size_t>(
-                  stride * ScanWorkspace<typename Ops::Real>::reals(
-                               c.geometry.window, Ops::row_size(c.dim), per_channel(c))),
+      : reals(static_cast<std::size_t>(stride *
+                                       ScanWorkspace<typename Ops::Real>::reals(
+                                           c.geometry.window, Ops::row_size(c.dim), needs(c))),
               std::nan("")),
         doubles(static_cast<std::size_t>(
                     stride * ScanWorkspace<typename Ops::Real>::doubles(c.geometry.window)),
                 std::nan("")),
         ws(ScanWorkspace<typename Ops::Real>::carve(reals.data(), doubles.data(), c.geometry.window,
-                                                    Ops::row_size(c.dim), stride)) {}
+                                                    Ops::row_size(c.dim), needs(c), stride)) {}
   std::vector<typename Ops::Real> reals;
   std::vector<double> doubles;
   ScanWorkspace<typename Ops::Real> ws;
@@ -160,18 +168,23 @@ Argmax streamed_argmax(const Case& c, const Gate& gate, std::uint32_t trial) {
 }
 
 const std::vector<Case> kCases = {
-    {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61},
-    {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47},
-    {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50},
-    {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33},  // entry 0 pools nothing
-    {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10},
-    {{8, 4}, "uniform", 64, 1.47, 0.0, true, 60, 101},
-    {{6, 4}, "weights:0,1,0,0,0,2", 33, 0.5, 0.0, false, 40, 70},
+    {{8, 4}, "uniform", 7, 0.5, 0.7, true, 40, 61, 1.0},
+    {{3, 5}, "weights:1,2,3", 4, 1.0, 0.0, false, 30, 47, 1.0},
+    {{12, 4}, "random:3", 6, 0.3, 0.3, false, 25, 50, 1.0},
+    {{8, 4}, "onehot:1", 5, 2.0, 0.0, true, 20, 33, 1.0},  // entry 0 pools nothing
+    {{1, 1}, "last", 3, 0.1, 0.0, false, 50, 10, 1.0},
+    {{8, 4}, "uniform", 64, 1.47, 0.0, true, 60, 101, 1.0},
+    {{6, 4}, "weights:0,1,0,0,0,2", 33, 0.5, 0.0, false, 40, 70, 1.0},
     // Per-channel gates (channel groups of 8 and 12 of 20 channels, 16 and 17 of 33, a group
     // renormalized at the boundary; groups that weight no slot another weights).
-    {{8, 4}, "channels:onehot:7=0.4|uniform=0.6", 20, 0.5, 0.0, true, 30, 61},
-    {{8, 4}, "channels:onehot:1|weights:0,0,0,0,1,2,3,4", 33, 0.5, 0.6, false, 30, 50},
-    {{6, 4}, "channels:random:2=0.25|onehot:5=0.5|last=0.25", 7, 1.0, 0.4, true, 25, 43},
+    {{8, 4}, "channels:onehot:7=0.4|uniform=0.6", 20, 0.5, 0.0, true, 30, 61, 1.0},
+    {{8, 4}, "channels:onehot:1|weights:0,0,0,0,1,2,3,4", 33, 0.5, 0.6, false, 30, 50, 1.0},
+    {{6, 4}, "channels:random:2=0.25|onehot:5=0.5|last=0.25", 7, 1.0, 0.4, true, 25, 43, 1.0},
+    // Split projections: slots below W - S pool older keys (with a per-channel gate, content
+    // noise, rms-norm; rho 0 draws them independently).
+    {{8, 4}, "uniform", 9, 0.5, 0.0, false, 30, 61, 0.6},
+    {{12, 4}, "channels:random:4|uniform", 16, 0.7, 0.5, true, 25, 70, 0.3},
+    {{6, 4}, "weights:1,2,3,4,0,0", 5, 0.3, 0.0, false, 30, 47, 0.0},
 };
 
 }  // namespace
@@ -228,7 +241,7 @@ TEST_CASE("pool_entry, rms_normalize and dot on a small ring") {
   const double ring[6] = {1, 2, 3, 4, 5, 6};
   const double w[3] = {0.5, 0.0, 0.25};
   double out[2];
-  pool_entry(w, 3, ring, 2, 4, out);
+  pool_entry(w, nullptr, 3, {ring, nullptr, 0}, 2, 4, out);
   CHECK(out[0] == 0.5 * 3 + 0.25 * 1);
   CHECK(out[1] == 0.5 * 4 + 0.25 * 2);
   double v[2] = {3, 4};

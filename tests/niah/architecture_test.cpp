@@ -80,9 +80,27 @@ heads = [{ channels = ["onehot:4", "onehot:5", "onehot:6", "onehot:7"] }, { gate
   CHECK(arch.heads[2].gate.channels.size() == 4);
   CHECK(arch.heads[2].gate.weights == std::vector<double>{0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25});
   CHECK_FALSE(arch.heads[3].gate.per_channel());
+  CHECK(arch.heads[3].split_rho == 1);
   const auto json = architecture_json(arch);
   CHECK(json["heads"][0]["channels"][1]["gate"] == "random:2");
   CHECK_FALSE(json["heads"][3].contains("channels"));
+}
+
+TEST_CASE("architecture files: split_rho on a layer, overridden by a head") {
+  const auto arch = parse_architecture(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"uniform\"\nsplit_rho = 0.5\n"
+      "heads = [{}, { split_rho = 0 }, { split_rho = 1 }]",
+      "split.toml");
+  REQUIRE(arch.heads.size() == 3);
+  CHECK(arch.heads[0].split_rho == 0.5);
+  CHECK(arch.heads[1].split_rho == 0);
+  CHECK(arch.heads[2].split_rho == 1);
+  const auto json = architecture_json(arch);
+  CHECK(json["heads"][0]["split_rho"] == 0.5);
+  CHECK_FALSE(json["heads"][2].contains("split_rho"));  // 1, the default, is not listed
+  auto spec = test::full_vector({}, 16, 1.0);
+  spec.architecture = arch;
+  CHECK(make_run(spec).model.split_rhos == std::vector<double>{0.5, 0, 1});
 }
 
 TEST_CASE("KV cost: entries per token over heads and layers, against full attention") {
@@ -135,12 +153,17 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
        "invalid arch.toml: layer 1, head 2: must be a table of head values, e.g. { offset = 1 }"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
-       "gate, channels)"},
+       "gate, channels, split_rho)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
-       "channels, heads)"},
+       "channels, split_rho, heads)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),
+       "invalid arch.toml: layer 1: split_rho 1.5 (the correlation of a token's two keys must be "
+       "in [0, 1])"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = \"half\""),
+       "invalid arch.toml: layer 1: split_rho must be a number"},
       {layer("window = 8\nstride = 4\nchannels = []"),
        "invalid arch.toml: layer 1: channels must be a list of channel groups, e.g. channels = [{ "
        "gate = \"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"},

@@ -6,11 +6,11 @@
 namespace phasesim::channel {
 
 std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, double beta,
-                                  std::int64_t entries) {
+                                  std::int64_t entries, double split_rho) {
   require(gate.window() == geometry.window,
           "invalid gate '" + gate.spec + "' (has " + std::to_string(gate.window()) +
               " weights, the window needs " + std::to_string(geometry.window) + ")");
-  const auto laws = slot_laws(gate);
+  const auto laws = slot_laws(gate, geometry.stride, split_rho);
   std::vector<double> success;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     std::vector<double> needle_u;

@@ -372,6 +372,20 @@ std::vector<SlotLaw> slot_laws(const Gate& gate) {
   return laws;
 }
 
+std::vector<SlotLaw> slot_laws(const Gate& gate, int stride, double split_rho) {
+  auto laws = slot_laws(gate);
+  if (split_rho == 1) return laws;
+  for (int s = 0; s < gate.window() - stride; ++s) {
+    laws[static_cast<std::size_t>(s)] = split_law(laws[static_cast<std::size_t>(s)], split_rho);
+  }
+  return laws;
+}
+
+SlotLaw split_law(SlotLaw law, double split_rho) {
+  const double v = 1 - law.sd * law.sd;
+  return {split_rho * law.u, std::sqrt(std::max(0.0, 1 - split_rho * split_rho * v))};
+}
+
 std::vector<double> normalized_weights(const Gate& gate) {
   if (gate.per_channel()) {
     std::vector<double> u;

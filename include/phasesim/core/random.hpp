@@ -30,6 +30,7 @@ enum class Stream : std::uint32_t {
   channel = 6,          ///< standardized-channel draws of the fast engine
   distractor = 7,       ///< exact maxima / scalar logits of distractor entries
   token = 8,            ///< fast engine's streamed token projections and content noise
+  split_key = 9,        ///< split projections: k''_t of a token's older key, index = position
   // Theorem checks (theory/), numbered apart from the engines' streams:
   content_context = 16,  ///< dynamics content noise: index = (context, phase), component = token
   head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers

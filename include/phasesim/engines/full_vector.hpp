@@ -7,6 +7,8 @@
 //   key k_t       component c = (1 / sqrt(d)) * normal(t, c)            Stream::key
 //   query noise   component c = (sigma_q / sqrt(d)) * normal(p, c)      Stream::query_noise
 //   content xi_t  normal(t, 0)                                         Stream::content_noise
+//   split key     k''_t, drawn as k_t: the token's older key is rho k_t + sqrt(1 - rho^2) k''_t
+//                                                                      Stream::split_key
 //
 // scan_full_vector is the per-trial scan, once, over an "Ops" policy that draws a key row
 // and computes an entry's logit:
@@ -117,6 +119,22 @@ struct FullVectorHead {
   int groups = 0;                       ///< channel groups; 0: one gate for every channel
   const double* group_gates = nullptr;  ///< groups x W: group k's weights from k * W
   const int* group_ends = nullptr;      ///< groups: the end of each group's channels
+  /// Split projections: slots s < W - S (older than the entry's own chunk) pool a token's
+  /// older key rho k_t + sqrt(1 - rho^2) k''_t; 1: every slot pools k_t.
+  double split_rho = 1;
+
+  /// Slots below this one pool older keys (0 without split projections).
+  PHASESIM_HD int older_slots() const {
+    return split_rho < 1 && geometry.window > geometry.stride ? geometry.window - geometry.stride
+                                                              : 0;
+  }
+};
+
+/// What a scan workspace holds beyond every head's needs: weights per channel when some head
+/// has channel groups, older keys when some head splits its projections.
+struct ScanNeeds {
+  bool per_channel = false;
+  bool split = false;
 };
 
 /// Partial sums of the float reductions: component c adds into sum c mod 16 and the 16 sums
@@ -175,24 +193,27 @@ struct ScanWorkspace {
   /// the current entry's, and an entry's with every slot and no content noise.
   Strided<Real> channel_weights;
   Strided<Real> channel_interior;
+  /// W rows: the older key of position t in row t mod W (split projections only).
+  Strided<Real> older_keys;
   int row = 0;
 
   /// Reals and doubles a workspace for windows up to W and rows of `row` numbers needs, laid
   /// out as carve does (a head with a smaller window uses the first rows of the ring and of
-  /// each W-array: carve with the largest window of the heads), with room for per-channel
-  /// weights when some head has channel groups.
-  PHASESIM_HD static std::int64_t reals(int window, int row, bool per_channel) {
+  /// each W-array: carve with the largest window of the heads), with what `needs` adds.
+  PHASESIM_HD static std::int64_t reals(int window, int row, ScanNeeds needs) {
     const auto rows = static_cast<std::int64_t>(window) * row;
-    return rows + 2 * row + 3 * window + (per_channel ? 2 * rows : 0);
+    return rows + 2 * row + 3 * window + (needs.per_channel ? 2 * rows : 0) +
+           (needs.split ? rows : 0);
   }
   PHASESIM_HD static std::int64_t doubles(int window) { return 2 * window; }
-  /// Carves a workspace out of reals(W, row) and doubles(W) elements of stride `stride`.
+  /// Carves a workspace out of reals(W, row, needs) and doubles(W) elements of stride `stride`.
   PHASESIM_HD static ScanWorkspace carve(Real* reals, double* doubles, int window, int row,
-                                         int stride = 1) {
+                                         ScanNeeds needs, int stride = 1) {
     const Strided<Real> r{reals, stride};
     const Strided<double> d{doubles, stride};
     const auto rows = static_cast<std::int64_t>(window) * row;
     const auto channels = r + rows + 2 * row + 3 * window;
+    const auto older = channels + (needs.per_channel ? 2 * rows : 0);
     return {r,
             r + rows,
             r + rows + row,
@@ -203,21 +224,10 @@ struct ScanWorkspace {
             d + window,
             channels,
             channels + rows,
+            older,
             row};
   }
 };
-
-/// out = sum_s weights[s] * row(first_position + s) of a ring buffer holding the key of
-/// position t in row t mod W; zero weights are skipped (their rows may be stale).
-PHASESIM_HD inline void pool_entry(const double* weights, int window, const double* ring, int dim,
-                                   std::int64_t first_position, double* out) {
-  for (int c = 0; c < dim; ++c) out[c] = 0;
-  for (int s = 0; s < window; ++s) {
-    if (weights[s] == 0) continue;
-    const double* key = ring + ((first_position + s) % window) * dim;
-    for (int c = 0; c < dim; ++c) out[c] += weights[s] * key[c];
-  }
-}
 
 /// What an entry pools with: a weight per slot, and with channel groups a weight per slot and
 /// channel (row s, channel c at channels[s * row + c]; `slots` is then positive where some
@@ -229,17 +239,27 @@ struct EntryWeights {
   PHASESIM_HD bool per_channel() const { return channels.data != nullptr; }
 };
 
-/// pool_entry with a weight per slot and channel, w[s * dim + c]; slots whose `slots` weight
-/// is 0 are skipped.
-PHASESIM_HD inline void pool_entry_channels(const double* slots, const double* weights, int window,
-                                            const double* ring, int dim,
-                                            std::int64_t first_position, double* out) {
+/// The rings an entry pools from: the key of position t in row t mod W of `keys`, and for the
+/// slots below `older_slots` (split projections) its older key, in `older`.
+struct KeyRings {
+  const double* keys = nullptr;
+  const double* older = nullptr;
+  int older_slots = 0;
+};
+
+/// out[c] = sum_s w_{s,c} key_s[c] for the entry whose slot s holds position first_position + s,
+/// with w_{s,c} = weights[s], or channels[s * dim + c] when channels is not null; slots whose
+/// `weights` entry is 0 are skipped (their rows may be stale).
+PHASESIM_HD inline void pool_entry(const double* weights, const double* channels, int window,
+                                   const KeyRings& rings, int dim, std::int64_t first_position,
+                                   double* out) {
   for (int c = 0; c < dim; ++c) out[c] = 0;
   for (int s = 0; s < window; ++s) {
-    if (slots[s] == 0) continue;
+    if (weights[s] == 0) continue;
+    const double* ring = s < rings.older_slots ? rings.older : rings.keys;
     const double* key = ring + ((first_position + s) % window) * dim;
-    const double* w = weights + static_cast<std::int64_t>(s) * dim;
-    for (int c = 0; c < dim; ++c) out[c] += w[c] * key[c];
+    const double* w = channels ? channels + static_cast<std::int64_t>(s) * dim : nullptr;
+    for (int c = 0; c < dim; ++c) out[c] += (w ? w[c] : weights[s]) * key[c];
   }
 }
 
@@ -288,6 +308,7 @@ struct FloatOps {
                                        EntryWeights<float> w, std::int64_t first) {
     const int W = head.geometry.window;
     const int base = ring_row(first, W);
+    const int older = head.older_slots();
     float dots[kReduceLanes] = {};
     float squares[kReduceLanes] = {};
     for (int c0 = 0; c0 < ws.row; c0 += kReduceLanes) {
@@ -296,7 +317,8 @@ struct FloatOps {
         for (int s = 0, r = base; s < W; ++s, r = ring_next(r, W)) {
           if (w.slots[s] == 0) continue;
           const float weight = w.per_channel() ? w.channels[s * ws.row + c0 + l] : w.slots[s];
-          pooled = pooled + weight * ws.keys[r * ws.row + c0 + l];
+          const auto& ring = s < older ? ws.older_keys : ws.keys;
+          pooled = pooled + weight * ring[r * ws.row + c0 + l];
         }
         dots[l] = dots[l] + ws.query[c0 + l] * pooled;
         squares[l] = squares[l] + pooled * pooled;
@@ -332,12 +354,9 @@ struct DoubleOps {
 
   PHASESIM_HD static double entry_logit(const FullVectorHead& head, const ScanWorkspace<double>& ws,
                                         EntryWeights<double> w, std::int64_t first) {
-    if (w.per_channel()) {
-      pool_entry_channels(w.slots.data, w.channels.data, head.geometry.window, ws.keys.data,
-                          head.dim, first, ws.pooled.data);
-    } else {
-      pool_entry(w.slots.data, head.geometry.window, ws.keys.data, head.dim, first, ws.pooled.data);
-    }
+    const KeyRings rings{ws.keys.data, ws.older_keys.data, head.older_slots()};
+    pool_entry(w.slots.data, w.channels.data, head.geometry.window, rings, head.dim, first,
+               ws.pooled.data);
     if (head.rms_norm) rms_normalize(ws.pooled.data, head.dim);
     return dot(ws.query.data, ws.pooled.data, head.dim);
   }
@@ -381,15 +400,35 @@ PHASESIM_HD inline void prepare_scan(const FullVectorHead& head, const RandomStr
       ws.channel_weights[r * ws.row + c] = 0;
     }
   }
+  for (int r = 0; head.older_slots() > 0 && r < W; ++r) {
+    for (int c = head.dim; c < ws.row; ++c) ws.older_keys[r * ws.row + c] = 0;
+  }
 }
 
-/// Streams the positions of entry j that no earlier entry held into the ring buffer: keys
-/// and content noise, only where some entry weights them, keys a run of consecutive positions
-/// (consecutive rows) per Ops call. Returns the next new position.
+/// Split projections: rows r < rows of `older`, which hold k''_t, become the older keys
+/// rho k_t + sqrt(1 - rho^2) k''_t, component by component in Real (the same operations in
+/// every Ops, so the SIMD engine and the kernel keep FloatOps's bits).
+template <typename Real>
+PHASESIM_HD inline void mix_older_rows(const FullVectorHead& head, Strided<Real> keys,
+                                       Strided<Real> older, int rows, int row) {
+  const auto rho = static_cast<Real>(head.split_rho);
+  const auto rest = static_cast<Real>(std::sqrt(1 - head.split_rho * head.split_rho));
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < head.dim; ++c) {
+      older[r * row + c] = rho * keys[r * row + c] + rest * older[r * row + c];
+    }
+  }
+}
+
+/// Streams the positions of entry j that no earlier entry held into the ring buffer: keys (and
+/// older keys, with split projections) and content noise, only where some entry weights them,
+/// keys a run of consecutive positions (consecutive rows) per Ops call. Returns the next new
+/// position.
 template <class Ops>
 PHASESIM_HD inline std::int64_t stream_entry_positions(
-    const FullVectorHead& head, const RandomStream& keys, const RandomStream& content,
-    std::int64_t j, std::int64_t next, const ScanWorkspace<typename Ops::Real>& ws) {
+    const FullVectorHead& head, const RandomStream& keys, const RandomStream& split,
+    const RandomStream& content, std::int64_t j, std::int64_t next,
+    const ScanWorkspace<typename Ops::Real>& ws) {
   const auto& g = head.geometry;
   const std::int64_t first = g.position(j, 0);
   const double scale = 1 / std::sqrt(static_cast<double>(head.dim));
@@ -402,8 +441,15 @@ PHASESIM_HD inline std::int64_t stream_entry_positions(
     const bool weighted =
         t < first + g.window && position_weighted(g, head.gate, static_cast<int>(t - first));
     if (run > 0 && (!weighted || row == 0)) {
-      Ops::key_rows(keys, t - run, static_cast<int>(run), head.dim, scale,
-                    ws.keys + static_cast<std::int64_t>(run_row) * ws.row, ws.row);
+      const auto offset = static_cast<std::int64_t>(run_row) * ws.row;
+      Ops::key_rows(keys, t - run, static_cast<int>(run), head.dim, scale, ws.keys + offset,
+                    ws.row);
+      if (head.older_slots() > 0) {
+        Ops::key_rows(split, t - run, static_cast<int>(run), head.dim, scale,
+                      ws.older_keys + offset, ws.row);
+        mix_older_rows(head, ws.keys + offset, ws.older_keys + offset, static_cast<int>(run),
+                       ws.row);
+      }
       run = 0;
     }
     if (!weighted) continue;
@@ -460,11 +506,12 @@ PHASESIM_HD inline niah::Argmax scan_full_vector(const FullVectorHead& head, std
   const RandomStream keys(seed, trial, head_index, Stream::key);
   const RandomStream noise(seed, trial, head_index, Stream::query_noise);
   const RandomStream content(seed, trial, head_index, Stream::content_noise);
+  const RandomStream split(seed, trial, head_index, Stream::split_key);
   prepare_scan<Ops>(head, keys, noise, needle, ws);
   niah::Argmax best;
   std::int64_t next = 0;  // the range's first entry streams all of its positions
   for (std::int64_t j = begin; j < end; ++j) {
-    next = stream_entry_positions<Ops>(head, keys, content, j, next, ws);
+    next = stream_entry_positions<Ops>(head, keys, split, content, j, next, ws);
     const auto w = entry_weights(head, j, ws);
     best.offer(j, Ops::entry_logit(head, ws, w, head.geometry.position(j, 0)));
   }

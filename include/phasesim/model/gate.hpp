@@ -93,6 +93,16 @@ struct SlotLaw {
 };
 std::vector<SlotLaw> slot_laws(const Gate& gate);
 
+/// The law at an older slot under split projections: mean scaled by rho, sd sqrt(1 - rho^2 v)
+/// with v = 1 - sd^2 (theory/THEORY.md, "Split projections").
+SlotLaw split_law(SlotLaw law, double split_rho);
+
+/// slot_laws of a head with split projections (run.hpp, NiahModel::split_rhos): a token's key
+/// in an older slot (s < W - S) has correlation rho with the key the query matches, so there
+/// the needle's mean is beta rho u_s and its sd sqrt(1 - rho^2 v_s), v_s = 1 - sd_s^2
+/// (theory/THEORY.md, "Split projections"). rho = 1 leaves the laws as they are.
+std::vector<SlotLaw> slot_laws(const Gate& gate, int stride, double split_rho);
+
 /// Normalized weights u_s: g_s / ||g||_2 for one gate, slot_laws' u for channel groups.
 std::vector<double> normalized_weights(const Gate& gate);
 

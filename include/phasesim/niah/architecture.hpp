@@ -20,7 +20,9 @@
 //   stride = 4                 # all omitted: equal), instead of gate
 //   channels = [{ gate = "onehot:7", share = 0.5 }, { gate = "onehot:3", share = 0.5 }]
 //
-// A head has window, stride and gate (from itself or its layer) and offset (default 0):
+// A head has window, stride and gate (from itself or its layer), offset (default 0) and
+// split_rho (default 1: the correlation of a token's keys in the newer and the older slots of
+// its entries, as V4's split projection, MODEL.md section 9):
 // entry j of the head pools positions j*S + S - W + s + offset. Messages name the file, the
 // layer and the head, counting from 1: "invalid a.toml: layer 2, head 3: window 0 (must be
 // at least 1)".
@@ -42,6 +44,7 @@ struct ArchitectureHead {
   int head = 1;   ///< within its layer, counting from 1
   Geometry geometry;
   Gate gate;
+  double split_rho = 1;  ///< `split_rho`: run.hpp, NiahModel::split_rhos
 };
 
 struct Architecture {
@@ -77,8 +80,8 @@ struct KvCost {
 KvCost kv_cost(std::span<const Geometry> geometries);
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
-/// "gate", and "channels" for a per-channel gate}, ...]}: what a report says of the architecture it
-/// ran.
+/// "gate", "split_rho", and "channels" for a per-channel gate}, ...]}: what a report says of the
+/// architecture it ran.
 Json architecture_json(const Architecture& arch);
 
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.

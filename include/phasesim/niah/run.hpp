@@ -28,6 +28,11 @@ inline constexpr int kMaxHeads = 4096;
 struct NiahModel {
   std::vector<Geometry> geometries;  ///< one per head: window, stride and offset
   std::vector<Gate> gates;           ///< one per head
+  /// One per head: the correlation rho between a token's key in the slots of its entry's own
+  /// chunk (slots W - S..W - 1, the newer half-window) and in older slots, which V4 reads from
+  /// another half of the projection (MODEL.md section 9). 1: one projection, the default.
+  /// The query matches the newer key.
+  std::vector<double> split_rhos;
   std::int64_t context = 131072;
   std::optional<double> beta = 4.5;  ///< the standardized channel's beta, or unset
   std::optional<int> dim;            ///< d of the full-vector model, or unset
@@ -41,6 +46,10 @@ struct NiahModel {
   const Geometry& geometry(int head) const { return geometries[static_cast<std::size_t>(head)]; }
   /// N_c = floor((L - o) / S) of a head: the entries before the query.
   std::int64_t entries(int head) const { return geometry(head).entries_before(context); }
+  /// rho of a head (1 when split_rhos is empty).
+  double split_rho(int head) const {
+    return split_rhos.empty() ? 1.0 : split_rhos[static_cast<std::size_t>(head)];
+  }
   /// The largest window of any head (what a workspace for every head needs).
   int max_window() const;
   /// True when all heads share one geometry, as in the one-layer shorthand.
@@ -80,6 +89,7 @@ struct NiahSpec {
   double query_noise = 0;
   double content_noise = 0;
   bool rms_norm = false;
+  double split_rho = 1;  ///< --split-rho, every head's (an architecture gives its own)
   std::int64_t context = 131072;
   int groups = 8;
   int prompts = 256;
