@@ -60,7 +60,7 @@ theorems::DiversityModelOptions t3(int stride, std::vector<int> heads, double be
 
 const char* const kObjective =
     "The objective J: window W, stride S, beta, entries N (the needle's included), model "
-    "(\"normalized\" or \"linear\")";
+    "(\"normalized\", \"linear\" or \"channels\")";
 const char* const kSearch =
     "The optimizer: restarts (random starts random:SEED+r:SCALE besides the equal splits), "
     "seed, init_scale, max_iterations (L-BFGS iterations per start)";

@@ -21,7 +21,8 @@ void add_objective_options(CLI::App& command, ObjectiveOptions& options, bool po
   }
   command
       .add_option("--model", options.model,
-                  "normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a)")
+                  "normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or "
+                  "channels (the weights are shares of one-hot channel groups)")
       ->capture_default_str();
   if (!weights.empty()) command.add_option("--weights", options.weights, weights)->delimiter(',');
 }

@@ -136,7 +136,11 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
   const std::vector<phasesim::test::BadInput> cases = {
       {"optimize --restarts 0", "phasesim optimize: invalid --restarts 0 (must be at least 1)"},
       {"optimize --model cubic",
-       "phasesim optimize: invalid --model cubic (must be normalized or linear)"},
+       "phasesim optimize: invalid --model cubic (must be normalized, linear or channels)"},
+      {"theorem concentration --model channels",
+       "phasesim theorem concentration: invalid --model channels (theorem concentration checks "
+       "normalized or linear; the equal-split law of channel shares is a conjecture: use "
+       "optimize or phase-diagram)"},
       {"optimize --weights 1,2",
        "phasesim optimize: invalid --weights (has 2 values, one per phase needs 4)"},
       {"optimize --entries 4",

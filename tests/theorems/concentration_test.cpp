@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "phasesim/model/gate.hpp"
@@ -97,6 +98,68 @@ TEST_CASE("normalized optimum: max weight >= 0.99 at beta 4 and 5, k = 2, 3, 4, 
     CHECK(opt.summary.k_effective == k);
     CHECK(opt.summary.max_weight == doctest::Approx(1.0 / k).epsilon(0.01));
     CHECK(opt.k_star_predicted == k);
+  }
+}
+
+TEST_CASE("channel shares: the optimum is the best equal split, except next to k* = 1") {
+  // THEORY.md, "T1 for channel allocations". J of the equal split itself, not the law's
+  // value: the law leaves out that the slots at share 0 still hold the needle (chance).
+  const auto split_value = [](const Objective& o, int k) {
+    std::vector<double> x(8, 0.0);
+    for (int phi = 0; phi < k; ++phi) x[static_cast<std::size_t>(4 + phi)] = 1.0 / k;
+    return evaluate_weights(o, x).value;
+  };
+  const std::vector<std::pair<std::int64_t, double>> points = {
+      {1024, 4}, {1024, 8}, {1024, 12}, {1024, 20}, {32768, 4}, {32768, 12}, {32768, 20}};
+  for (const auto& [n, b] : points) {
+    const std::int64_t entries = n;  // clang 14's CAPTURE cannot take a binding
+    const double beta = b;
+    CAPTURE(entries);
+    CAPTURE(beta);
+    auto o = v4_objective(beta, RetentionModel::channels);
+    o.entries = entries;
+    const int k = equal_split_law(o).k_star;
+    const auto opt = optimize_gate(o, OptimizeSettings{});
+    CHECK(std::abs(opt.objective - split_value(o, k)) < 1e-6);
+    CHECK(std::abs(opt.summary.max_weight - 1.0 / k) < 1e-3);
+  }
+  // The counterexample: at beta 8, N 32768 the law says one-hot (k* = 1), and the optimum
+  // is 0.6931 on one phase and 0.3069 on another, above every equal split by 0.0034.
+  auto o = v4_objective(8, RetentionModel::channels);
+  const auto law = equal_split_law(o);
+  CHECK(law.k_star == 1);
+  const auto opt = optimize_gate(o, OptimizeSettings{});
+  CHECK(opt.objective > split_value(o, 1) + 3e-3);
+  CHECK(opt.objective > split_value(o, 2) + 3e-3);
+  CHECK(opt.summary.k_effective == 2);
+  CHECK(std::abs(opt.summary.max_weight - 0.69314) < 1e-4);
+}
+
+TEST_CASE("one gate's equal split is at least the channel shares' for every k") {
+  // Same noise sqrt(1 - 1/k), mean beta/sqrt(k) against beta/k, and P rises with the mean.
+  for (const std::int64_t entries : {1024, 1000000}) {
+    for (double beta : {2.0, 6.0, 15.0}) {
+      auto o = v4_objective(beta);
+      o.entries = entries;
+      const auto one_gate = equal_split_law(o).value;
+      o.model = RetentionModel::channels;
+      const auto shares = equal_split_law(o).value;
+      for (std::size_t k = 0; k < shares.size(); ++k) CHECK(shares[k] <= one_gate[k]);
+      CHECK(shares[0] == doctest::Approx(one_gate[0]).epsilon(1e-12));  // k = 1: the same gate
+    }
+  }
+  // Any shares x: the one gate g = sqrt(x) / sum sqrt(x) has u = sqrt(x) >= x, the same sd.
+  for (int seed = 0; seed < 5; ++seed) {
+    CAPTURE(seed);
+    auto o = v4_objective(9.0, RetentionModel::channels);
+    const auto x = parse_gate("random:" + std::to_string(seed) + ":2", 8).weights;
+    std::vector<double> g;
+    double total = 0;
+    for (double share : x) total += std::sqrt(share);
+    for (double share : x) g.push_back(std::sqrt(share) / total);
+    const double shares = evaluate_weights(o, x).value;
+    o.model = RetentionModel::normalized;
+    CHECK(evaluate_weights(o, g).value >= shares);
   }
 }
 

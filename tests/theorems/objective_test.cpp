@@ -36,9 +36,10 @@ std::vector<double> logit_differences(const Objective& o, std::vector<double> b)
 
 }  // namespace
 
-TEST_CASE("dJ/db matches finite differences in both models") {
+TEST_CASE("dJ/db matches finite differences in all three models") {
   const std::vector<double> b = {0.3, -0.2, 1.1, 0.0, -0.7, 0.5, 0.9, -1.4};
-  for (auto model : {RetentionModel::normalized, RetentionModel::linear}) {
+  for (auto model :
+       {RetentionModel::normalized, RetentionModel::linear, RetentionModel::channels}) {
     for (double beta : {4.5, 8.0}) {
       CAPTURE(to_string(model));
       CAPTURE(beta);
@@ -69,6 +70,47 @@ TEST_CASE("J of a one-hot gate: one covered phase, chance elsewhere") {
   CHECK(evaluate_weights(o, g).value == doctest::Approx(linear).epsilon(1e-14));
 }
 
+TEST_CASE("channel shares: dJ/dx matches finite differences in each share") {
+  // The logit test above cannot see an error common to every dJ/dx_s (the softmax
+  // projects it out); the sd term -dP/dsd / (2 sd) is checked here share by share.
+  auto o = v4_objective(8.0, RetentionModel::channels);
+  o.phase_weights = {0.1, 0.2, 0.3, 0.4};
+  std::vector<double> x = {0.05, 0.1, 0.3, 0.02, 0.15, 0.2, 0.08, 0.1};
+  const auto exact = evaluate_weights(o, x).gradient;
+  const double h = 1e-6;
+  for (std::size_t s = 0; s < x.size(); ++s) {
+    CAPTURE(s);
+    x[s] += h;
+    const double up = evaluate_weights(o, x).value;
+    x[s] -= 2 * h;
+    const double down = evaluate_weights(o, x).value;
+    x[s] += h;
+    CHECK(exact[s] == doctest::Approx((up - down) / (2 * h)).epsilon(1e-6).scale(1e-9));
+  }
+}
+
+TEST_CASE("channel shares: one-hot and equal-split gates in closed form") {
+  // A one-hot share gives its entry the needle's full signal without noise: Phi(beta)^(N-1);
+  // the phase's other slot, at share 0, is N(0, 1) but holds the needle too, and wins when
+  // it is the largest of the N - 1 normal entries and above beta: (1 - Phi^(N-1)) / (N - 1).
+  auto o = v4_objective(5.0, RetentionModel::channels);
+  const auto onehot = evaluate_weights(o, parse_gate("last", 8).weights);
+  const double all_below = std::pow(0.5 * std::erfc(-5.0 / std::sqrt(2.0)), 32767);
+  CHECK(onehot.per_phase[3] == doctest::Approx(all_below + (1 - all_below) / 32767).epsilon(1e-9));
+  CHECK(onehot.per_phase[0] == doctest::Approx(2.0 / 32768).epsilon(1e-9));
+  // Shares 1/3 on slots 5, 6, 7 (phases 1, 2, 3): mean 12/3 and sd sqrt(2/3) there; the
+  // law counts that entry alone against N - 1 distractors.
+  o.beta = 12;
+  const std::vector<double> split = {0, 0, 0, 0, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3};
+  const NeedleEntry third{4.0, std::sqrt(2.0 / 3)};
+  const std::vector<NeedleEntry> phase = {{0.0, 1.0}, third};
+  CHECK(evaluate_weights(o, split).per_phase[1] ==
+        doctest::Approx(needle_success(phase, 32766).probability).epsilon(1e-13));
+  CHECK(equal_split_law(o).value[2] ==
+        doctest::Approx(0.75 * needle_success(std::span(&third, 1), 32767).probability)
+            .epsilon(1e-13));
+}
+
 TEST_CASE("J is invariant under relabelling phases with equal multiplicity") {
   // W = 8, S = 4: permuting phases (and their slots) permutes P(phi) and leaves J.
   const auto o = v4_objective(6.0, RetentionModel::normalized);
@@ -85,7 +127,8 @@ TEST_CASE("objective and phase-weight validation messages") {
   CHECK_THROWS_WITH_AS(o.validate(), "invalid --entries 4 (must be at least the window, 8)",
                        InputError);
   CHECK_THROWS_WITH_AS(parse_retention_model("cubic"),
-                       "invalid --model cubic (must be normalized or linear)", InputError);
+                       "invalid --model cubic (must be normalized, linear or channels)",
+                       InputError);
   CHECK_THROWS_WITH_AS(normalized_phase_weights(std::vector<double>{1, 2}, 4),
                        "invalid --weights (has 2 values, one per phase needs 4)", InputError);
   CHECK_THROWS_WITH_AS(normalized_phase_weights(std::vector<double>{1, -2, 0, 0}, 4),

@@ -115,9 +115,16 @@ void ConcentrationCheckSettings::validate() const {
           "invalid --threshold " + format_number(threshold) + " (must be in (0, 1])");
 }
 
+void validate_concentration_model(const Objective& objective) {
+  require(objective.model != RetentionModel::channels,
+          "invalid --model channels (theorem concentration checks normalized or linear; the "
+          "equal-split law of channel shares is a conjecture: use optimize or phase-diagram)");
+}
+
 ConcentrationCheck check_concentration(const Objective& objective,
                                        const ConcentrationCheckSettings& settings,
                                        const Parallel& parallel) {
+  validate_concentration_model(objective);
   settings.validate();
   ConcentrationCheck c;
   c.beta_star = critical_beta(objective.entries);

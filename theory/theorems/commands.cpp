@@ -367,6 +367,7 @@ Json DiversityCommand::document(const Result& result) const {
 
 void ConcentrationCommand::validate() const {
   const auto o = objective.objective();
+  validate_concentration_model(o);
   check.validate();
   check_optimize_work(o, work());
 }

@@ -40,6 +40,28 @@ double critical_beta(std::int64_t entries) {
   return 0.5 * (a + b);
 }
 
+namespace {
+
+// The success of each of k phases under the equal split: one needle entry (the split's
+// slot; the phase's other slots weigh nothing, so they are distractors in all but name).
+double split_success(const Objective& objective, int k) {
+  const double share = 1.0 / k;
+  switch (objective.model) {
+    case RetentionModel::linear:
+      return linear_success(share, objective.beta, objective.entries);
+    case RetentionModel::channels: {
+      const channel::NeedleEntry entry{objective.beta * share, std::sqrt(1 - share)};
+      return channel::needle_success(std::span(&entry, 1), objective.entries - 1).probability;
+    }
+    case RetentionModel::normalized:
+      break;
+  }
+  return channel::single_entry_success(1 / std::sqrt(static_cast<double>(k)), objective.beta,
+                                       objective.entries);
+}
+
+}  // namespace
+
 SplitLaw equal_split_law(const Objective& objective) {
   const auto w = objective.weights();
   std::vector<double> covered;  // weights of the phases that have slots, largest first
@@ -52,12 +74,7 @@ SplitLaw equal_split_law(const Objective& objective) {
   double weight = 0;
   for (std::size_t k = 1; k <= covered.size(); ++k) {
     weight += covered[k - 1];
-    const auto share = static_cast<double>(k);
-    const double success = objective.model == RetentionModel::linear
-                               ? linear_success(1 / share, objective.beta, objective.entries)
-                               : channel::single_entry_success(1 / std::sqrt(share), objective.beta,
-                                                               objective.entries);
-    law.value.push_back(weight * success);
+    law.value.push_back(weight * split_success(objective, static_cast<int>(k)));
     if (law.value.back() > law.value[static_cast<std::size_t>(law.k_star - 1)]) {
       law.k_star = static_cast<int>(k);
     }

@@ -53,16 +53,54 @@ PhaseGradients linear_phases(const Objective& objective, std::span<const double>
   return result;
 }
 
+// Channel shares: slot s's entry has mean beta x_s and sd sqrt(1 - x_s) (n = 1, u = v = x),
+// so dP/dx_s = beta dP/dmean_s - dP/dsd_s / (2 sd_s).
+PhaseGradients channel_phases(const Objective& objective, std::span<const double> x) {
+  const auto& geometry = objective.geometry;
+  PhaseGradients result;
+  for (int phi = 0; phi < geometry.stride; ++phi) {
+    const auto slots = geometry.slots_of_phase(phi);
+    std::vector<channel::NeedleEntry> needle;
+    for (int s : slots) {
+      const double share = std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0);
+      needle.push_back({objective.beta * share, std::sqrt(1 - share)});
+    }
+    const auto distractors = objective.entries - static_cast<std::int64_t>(slots.size());
+    const auto p = channel::needle_success_gradient(needle, distractors);
+    result.success.push_back(p.probability);
+    result.d_g.emplace_back(x.size(), 0.0);
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      // At sd = 0 (x_s = 1) the sd term's limit -f'(mean)/2 (dP/dsd ~ sd f'(mean), f the
+      // density of the rivals' maximum) is left out: the gate is one-hot there, and its
+      // logit gradient vanishes whatever dP/dx_s is.
+      const double sd = needle[i].sd;
+      const double noise = sd > 0 ? p.d_sd[i] / (2 * sd) : 0.0;
+      result.d_g.back()[static_cast<std::size_t>(slots[i])] = objective.beta * p.d_mean[i] - noise;
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 RetentionModel parse_retention_model(std::string_view name) {
   if (name == "normalized") return RetentionModel::normalized;
   if (name == "linear") return RetentionModel::linear;
-  throw InputError("invalid --model " + std::string(name) + " (must be normalized or linear)");
+  if (name == "channels") return RetentionModel::channels;
+  throw InputError("invalid --model " + std::string(name) +
+                   " (must be normalized, linear or channels)");
 }
 
 std::string to_string(RetentionModel model) {
-  return model == RetentionModel::linear ? "linear" : "normalized";
+  switch (model) {
+    case RetentionModel::normalized:
+      return "normalized";
+    case RetentionModel::linear:
+      return "linear";
+    case RetentionModel::channels:
+      return "channels";
+  }
+  return "unknown";
 }
 
 void Objective::validate() const {
@@ -114,8 +152,15 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
 }
 
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights) {
-  return objective.model == RetentionModel::linear ? linear_phases(objective, weights)
-                                                   : normalized_phases(objective, weights);
+  switch (objective.model) {
+    case RetentionModel::linear:
+      return linear_phases(objective, weights);
+    case RetentionModel::channels:
+      return channel_phases(objective, weights);
+    case RetentionModel::normalized:
+      break;
+  }
+  return normalized_phases(objective, weights);
 }
 
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {

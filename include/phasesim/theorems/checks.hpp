@@ -48,6 +48,9 @@ struct ConcentrationCheckSettings {
   /// Throws InputError naming --threshold or the search's options.
   void validate() const;
 };
+/// Throws InputError for --model channels: T1a and T1b are stated for the linear and the
+/// normalized model only (THEORY.md, "T1 for channel allocations").
+void validate_concentration_model(const Objective& objective);
 ConcentrationCheck check_concentration(const Objective& objective,
                                        const ConcentrationCheckSettings& settings,
                                        const Parallel& parallel);

@@ -1,6 +1,6 @@
 #pragma once
 // Theorem 1 (theory/THEORY.md): the critical beta of the linear-retention model and the
-// equal-split law of the normalized model.
+// equal-split law of the normalized model (and of channel shares).
 #include <cstdint>
 #include <vector>
 
@@ -24,8 +24,9 @@ double critical_beta(std::int64_t entries);
 /// The equal-split law of T1b: splitting the gate equally over k slots of distinct
 /// phases (the k phases of largest weight w) gives about value[k-1] =
 /// (sum of those w) * A(1/sqrt(k); beta, N) in the normalized model, where each of the
-/// k slots has u = 1/sqrt(k) (A_lin(1/k; beta, N) in the linear model, where c = 1/k);
-/// k_star is the best k (the smallest at ties).
+/// k slots has u = 1/sqrt(k) (A_lin(1/k; beta, N) in the linear model, where c = 1/k;
+/// with channel shares x = 1/k, one entry of mean beta/k and sd sqrt(1 - 1/k) against
+/// N - 1 distractors); k_star is the best k (the smallest at ties).
 struct SplitLaw {
   int k_star = 1;
   std::vector<double> value;  ///< index k-1, k = 1..number of phases with slots

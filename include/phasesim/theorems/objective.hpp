@@ -1,6 +1,7 @@
 #pragma once
 // The single-head objective J(g) = sum_phi w_phi P(phi; g) of MODEL.md section 6, with
-// its exact gradient, in the normalized (physical) and the linear-retention model.
+// its exact gradient, in the normalized (physical), the linear-retention and the
+// channel-share model.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,11 +18,14 @@ namespace phasesim::theorems {
 ///  normalized: P(phi) = P(max_{s in Slots(phi)} beta u_s + sqrt(1 - u_s^2) Z_s > max of
 ///              N - m_phi distractors), u = g / ||g||_2 (MODEL.md section 4);
 ///  linear:     P(phi) = A_lin(c_phi) = P(beta c_phi + Z > max of N - 1 distractors), with
-///              c_phi the largest gate weight among the slots of phi (MODEL.md section 6).
-/// N counts all entries; a phase without slots has P = 0 in both.
-enum class RetentionModel { normalized, linear };
+///              c_phi the largest gate weight among the slots of phi (MODEL.md section 6);
+///  channels:   the W weights x are the shares of one-hot channel groups, group s pooling
+///              slot s only (THEORY.md, "T1 for channel allocations"): P(phi) = P(max_{s in
+///              Slots(phi)} beta x_s + sqrt(1 - x_s) Z_s > max of N - m_phi distractors).
+/// N counts all entries; a phase without slots has P = 0 in all three.
+enum class RetentionModel { normalized, linear, channels };
 
-/// "normalized" or "linear"; throws InputError naming --model otherwise.
+/// "normalized", "linear" or "channels"; throws InputError naming --model otherwise.
 RetentionModel parse_retention_model(std::string_view name);
 std::string to_string(RetentionModel model);
 
