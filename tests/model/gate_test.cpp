@@ -149,6 +149,9 @@ TEST_CASE("per-channel gates: bad groups and shares are refused, saying why") {
                        "invalid gate 'channels:channels:last' (a channel group cannot be "
                        "per-channel)",
                        InputError);
+  std::string many = "channels:uniform";
+  for (int k = 0; k < 5000; ++k) many += "|uniform";
+  CHECK_THROWS_AS(parse_gate(many, 1 << 20), InputError);  // 5001 x 2^20 weights: refused first
   CHECK_THROWS_WITH_AS(
       check_channel_counts(parse_gate("channels:last=0.001|uniform=0.999", 2), 64),
       "invalid gate 'channels:last=0.001|uniform=0.999' (channel group 1 has share "

@@ -106,6 +106,10 @@ GroupSpec parse_group(std::string_view spec, std::string_view item) {
 
 Gate parse_channels(std::string_view spec, std::string_view args, int window) {
   const auto items = split(args, '|');
+  // Every group holds W weights: refuse before allocating them all.
+  check_work(
+      "--window " + std::to_string(window) + " with " + counted(items.size(), "channel group"),
+      {0, 32.0 * window * static_cast<double>(items.size())}, 1);
   std::vector<GroupSpec> groups;
   for (auto item : items) groups.push_back(parse_group(spec, item));
   const auto given = std::count_if(groups.begin(), groups.end(),
