@@ -9,3 +9,10 @@ read -r beta gate < <("$PYTHON" -c "import json; f = json.load(open('$OUT/fit.js
   --context 131072 --groups 8 --prompts 2560 --seed 41 --json "$OUT/v41_fast.json"
 "$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v41_fast.json" --label "V4.1-like, 2560 prompts per group" \
   --out "$OUT/figures/v41_bars"
+# V4.1 pools non-overlapping windows of 2 channelwise (W = S = 2, MODEL.md section 9): the
+# same alternation from one gate's bias on slot 0 (phase 0) and from a per-channel gate with a
+# share of the channels one-hot on slot 0, the rest uniform.
+for family in logit channels; do
+  "$PYTHON" ../calibrate.py --window 2 --stride 2 --slot 0 --groups 8 --best 0.950 --worst 0.8975 \
+    --family "$family" --out "$OUT/fit_w2s2_$family.json"
+done
