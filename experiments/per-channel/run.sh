@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run through experiments/run.sh, which sets PHASESIM, PYTHON, PLOTS and OUT.
 # (a) one per-channel compressor against single-gate heads at equal KV cost, (c) split
-# projections from rho 0 to 1 on V4's geometry (W 8, S 4), by the analytic engine, and one
-# Monte Carlo check of (a) at finite d by fast and full. README.md says what each shows.
+# projections from rho 0 to 1 on V4's geometry (W 8, S 4), by the analytic engine, one Monte
+# Carlo check of (a) at finite d by fast and full, and (b) a cache shared by 8 query heads by
+# the full engine. README.md says what each shows.
 set -euo pipefail
 geometry=(--window 8 --stride 4 --context 131072 --groups 8 --engine analytic)
 spread="channels:onehot:4|onehot:5|onehot:6|onehot:7"
@@ -35,4 +36,10 @@ mc=(--window 8 --stride 4 --context 32768 --groups 8 --query-noise 1 --seed 7)
   --json "$OUT/mc_heads_fast.json" >/dev/null
 "$PHASESIM" niah "${mc[@]}" --dim 256 --gates "$spread" --prompts 100 --engine full \
   --json "$OUT/mc_channels_full.json" >/dev/null
+# (b) A cache read by 8 query heads against one query head and against 8 heads with their own
+# caches (full engine: query noise 1 makes the query heads differ; d = 64, L = 8192).
+for arch in one-query shared-8 heads-8; do
+  "$PHASESIM" niah --arch "arch/$arch.toml" --dim 64 --query-noise 1 --engine full --context 8192 \
+    --groups 8 --prompts 100 --seed 9 --json "$OUT/b_$arch.json" >/dev/null
+done
 "$PYTHON" summarize.py "$OUT"

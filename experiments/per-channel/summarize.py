@@ -49,7 +49,14 @@ def main(out):
          for r in ("0", "0.25", "0.5", "0.75", "1") for g in ("v4", "channels", "uniform")]
     mc = [row(load(out, f"mc_{n}"), part="mc", config=n)
           for n in ("channels_fast", "heads_fast", "channels_full")]
-    rows = a + c + mc
+    b = []
+    for name in ("one-query", "shared-8", "heads-8"):
+        doc = load(out, f"b_{name}")
+        item = row(doc, part="b", config=name)
+        item["groups"] = [g["accuracy"] for g in doc["groups"]]
+        item["kv_cost"] = doc["kv_cost"]["entries_per_token"]
+        b.append(item)
+    rows = a + b + c + mc
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump({"rows": rows}, f, indent=2)
     keys = ["part", "config", "beta", "rho", "mean", "mean_std_error", "worst", "best"]
@@ -62,6 +69,9 @@ def main(out):
         label = f"beta {r['beta']}" if "beta" in r else f"rho {r['rho']}" if "rho" in r else ""
         print(f"{r['part']:>2} {r['config']:>14} {label:>9}  mean {r['mean']:.4f}"
               f"  worst {r['worst']:.4f}  best {r['best']:.4f}")
+        if "groups" in r:
+            print("   groups " + " ".join(f"{x:.3f}" for x in r["groups"]) +
+                  f"  kv cost {r['kv_cost']:.2f}")
     os.makedirs(os.path.join(out, "figures"), exist_ok=True)
     figure(a, "beta", ("last", "channels", "uniform", "heads"),
            "(a) equal KV cost: one compressor (last, channels, uniform) or 4 heads of d/4",

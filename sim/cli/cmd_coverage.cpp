@@ -43,7 +43,7 @@ int run_architecture_coverage(const CoverageOptions& options, const niah::Archit
   announce_long_run("coverage", niah::architecture_coverage_work(arch), 1, out);
   const auto doc = niah::architecture_coverage_document(options.arch, arch);
   if (wants_table(options.json)) {
-    const auto cost = niah::kv_cost(arch.geometries());
+    const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads());
     out << "coverage of architecture " << arch.name << " (" << arch.file
         << "): " << counted(arch.layers, "layer") << ", " << counted(cost.heads, "head")
         << ", kv cost " << fixed(cost.entries_per_token, 4) << " entries per token\n";

@@ -85,7 +85,7 @@ void print_summary(const niah::NiahRun& run, const niah::NiahSummary& s, double 
     out << "exact (no trials)";
   }
   out << ", " << fixed(seconds, 2) << " s\n";
-  const auto cost = niah::kv_cost(run.model.geometries);
+  const auto cost = niah::kv_cost(run.model.geometries, run.model.key_heads);
   out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
       << fixed(cost.relative(), 4) << " of full attention (" << counted(cost.heads, "head")
       << ")\n";

@@ -15,6 +15,14 @@ void AnalyticEngine::check(const niah::NiahModel& model) const {
           "invalid --content-noise " + format_number(model.content_noise) +
               " with --engine analytic (the analytic channel has no content noise; use "
               "--engine fast)");
+  // Query heads of one cache combine as one head (one Bernoulli, all their votes): exact where
+  // they have one query, in the standardized channel and without query noise.
+  for (int h = 0; h < model.heads(); ++h) {
+    require(!(model.shares_cache(h) && model.full_vector() && model.query_noise > 0),
+            "invalid --engine analytic: query heads that share a cache (query_heads) with "
+            "--query-noise have correlated logits the analytic channel does not compute; use "
+            "--engine full");
+  }
   // The report combines heads per class of needle positions modulo the strides' lcm: bound
   // that work, and its memory, before any.
   const auto classes = niah::stride_period(model.geometries, model.context);

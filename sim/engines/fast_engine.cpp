@@ -63,6 +63,12 @@ double norm_of(const std::vector<double>& w) {
 FastPath fast_path(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
+  if (model.shares_cache(head) && model.full_vector() && model.query_noise > 0) {
+    throw InputError("invalid --engine fast: head " + std::to_string(head) +
+                     " shares its cache with other query heads, and with --query-noise their "
+                     "logits are correlated through the keys, which fast has no exact path "
+                     "for; use --engine full (without query noise they attend alike)");
+  }
   if (gate.per_channel()) {
     const auto refuse = [&](const std::string& why) {
       throw InputError("invalid --engine fast: head " + std::to_string(head) +
@@ -206,8 +212,11 @@ bool FastSampler::retrieves(std::uint32_t trial, std::int64_t needle, int head,
   return false;
 }
 
+// Every stream of the head whose cache it reads: query heads of one cache are exact here only
+// where they share the query too (no query noise: fast_path refuses the rest), and then they
+// draw alike and attend alike.
 RandomStream FastSampler::stream(const Trial& t, Stream kind) const {
-  return RandomStream(model_.seed, t.id, static_cast<std::uint32_t>(t.head), kind);
+  return RandomStream(model_.seed, t.id, static_cast<std::uint32_t>(model_.key_head(t.head)), kind);
 }
 
 const std::vector<int>& FastSampler::needle_slots(const Head& h, const Trial& t) {
@@ -804,8 +813,8 @@ double FastSampler::channels_logit(const Head& h, std::int64_t j, Workspace& ws)
     const double* tokens = ws.group_tokens.data() + offset;
     const double* older = ws.group_older.data() + offset;
     for (int s : h.support) {
-      const double a = s < h.older_slots ? older[(first + s) % W] : tokens[(first + s) % W];
-      logit += s >= first_slot ? w[s] * a : 0.0;
+      if (s < first_slot) continue;  // before position 0: no token, and no ring row to read
+      logit += w[s] * (s < h.older_slots ? older[(first + s) % W] : tokens[(first + s) % W]);
     }
   }
   return logit;

@@ -36,7 +36,7 @@ FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
     list.heads.push_back({model.geometry(h), gate.weights.data(), model.entries(h), *model.dim,
                           model.query_noise, model.content_noise, model.rms_norm,
                           static_cast<int>(gate.channels.size()), list.group_gates[i].data(),
-                          list.group_ends[i].data(), model.split_rho(h)});
+                          list.group_ends[i].data(), model.split_rho(h), model.key_head(h)});
   }
   return list;
 }

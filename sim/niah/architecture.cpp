@@ -44,6 +44,7 @@ struct HeadValues {
   std::optional<std::int64_t> window, stride, offset;
   std::optional<std::string> gate;
   std::optional<double> split_rho;
+  std::optional<std::int64_t> query_heads;
 };
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
@@ -118,7 +119,8 @@ std::optional<double> split_rho(const toml::table& table, const Where& where) {
 
 HeadValues read_values(const toml::table& table, const Where& where) {
   return {integer(table, "window", where), integer(table, "stride", where),
-          integer(table, "offset", where), gate_spec(table, where), split_rho(table, where)};
+          integer(table, "offset", where), gate_spec(table, where),
+          split_rho(table, where),         integer(table, "query_heads", where)};
 }
 
 int size_of(const std::optional<std::int64_t>& value, const char* key, const Where& where) {
@@ -163,6 +165,16 @@ Geometry head_geometry(const HeadValues& own, const HeadValues& layer, const Whe
   return g;
 }
 
+// How many query heads read the head's cache: its own query_heads, its layer's, or 1.
+int query_heads_of(const HeadValues& own, const HeadValues& layer, const Where& where) {
+  const auto count = own.query_heads ? own.query_heads : layer.query_heads;
+  if (count && (*count < 1 || *count > kMaxHeads)) {
+    fail(where, "query_heads " + std::to_string(*count) + " (must be in [1, " +
+                    std::to_string(kMaxHeads) + "])");
+  }
+  return static_cast<int>(count.value_or(1));
+}
+
 // The head tables of a layer: `heads` is a count of heads with the layer's values, or a list
 // of tables, one per head; absent, the layer has one head.
 std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where) {
@@ -185,7 +197,8 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
     const Where at{where.file, where.layer, static_cast<int>(i) + 1};
     const auto* table = list->get(i)->as_table();
     if (!table) fail(at, "must be a table of head values, e.g. { offset = 1 }");
-    check_keys(*table, {"window", "stride", "offset", "gate", "channels", "split_rho"}, at);
+    check_keys(*table,
+               {"window", "stride", "offset", "gate", "channels", "split_rho", "query_heads"}, at);
     heads.push_back(read_values(*table, at));
   }
   return heads;
@@ -193,8 +206,10 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
 
 void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
                 std::int64_t& slots) {
-  check_keys(layer, {"window", "stride", "offset", "gate", "channels", "split_rho", "heads"},
-             where);
+  check_keys(
+      layer,
+      {"window", "stride", "offset", "gate", "channels", "split_rho", "query_heads", "heads"},
+      where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
   const auto at = [&](std::size_t i) {
@@ -203,9 +218,12 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
   // `slots` counts the gate slots of the heads so far: bounded before the layer's gates,
   // which hold a weight per slot, exist.
   std::vector<Geometry> geometries;
+  std::vector<int> query_heads;
   for (std::size_t i = 0; i < heads.size(); ++i) {
     geometries.push_back(head_geometry(heads[i], values, at(i)));
-    slots += geometries.back().window * gate_groups(heads[i].gate ? heads[i].gate : values.gate);
+    query_heads.push_back(query_heads_of(heads[i], values, at(i)));
+    slots += geometries.back().window * query_heads.back() *
+             gate_groups(heads[i].gate ? heads[i].gate : values.gate);
     if (slots > kMaxSlots) {
       fail(at(i), "too large: the windows of the heads up to this one sum to " +
                       std::to_string(slots) + " gate slots (at most " + std::to_string(kMaxSlots) +
@@ -216,7 +234,9 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
     const auto& g = geometries[i];
     const auto gate = head_gate(heads[i].gate, values.gate, g.window, static_cast<int>(i), at(i));
     const double rho = heads[i].split_rho.value_or(values.split_rho.value_or(1.0));
-    arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate, rho});
+    for (int q = 1; q <= query_heads[i]; ++q) {
+      arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate, rho, q, query_heads[i]});
+    }
   }
 }
 
@@ -234,6 +254,14 @@ toml::table parse_toml(std::string_view toml, const std::string& file) {
 std::vector<Geometry> Architecture::geometries() const {
   std::vector<Geometry> list;
   for (const auto& h : heads) list.push_back(h.geometry);
+  return list;
+}
+
+std::vector<int> Architecture::key_heads() const {
+  std::vector<int> list;
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    list.push_back(static_cast<int>(h) - (heads[h].query_head - 1));
+  }
   return list;
 }
 
@@ -297,6 +325,10 @@ Json architecture_json(const Architecture& arch) {
                      {"gate", h.gate.spec}});
     if (h.gate.per_channel()) heads.back()["channels"] = channel_groups_json(h.gate);
     if (h.split_rho != 1) heads.back()["split_rho"] = h.split_rho;
+    if (h.query_heads > 1) {
+      heads.back()["query_head"] = h.query_head;
+      heads.back()["query_heads"] = h.query_heads;
+    }
   }
   return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
 }
@@ -323,7 +355,7 @@ Json architecture_coverage_document(const std::string& arch, const Architecture&
   auto doc = new_document("coverage");
   doc["arch"] = arch;
   doc["architecture"] = architecture_json(architecture);
-  doc["kv_cost"] = kv_cost_json(kv_cost(architecture.geometries()));
+  doc["kv_cost"] = kv_cost_json(kv_cost(architecture.geometries(), architecture.key_heads()));
   for (std::size_t h = 0; h < architecture.heads.size(); ++h) {
     const auto& head = architecture.heads[h];
     auto& json = doc["architecture"]["heads"][h];
@@ -333,10 +365,13 @@ Json architecture_coverage_document(const std::string& arch, const Architecture&
   return doc;
 }
 
-KvCost kv_cost(std::span<const Geometry> geometries) {
+KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads) {
   KvCost cost;
-  for (const auto& g : geometries) cost.entries_per_token += 1.0 / g.stride;
-  cost.heads = static_cast<int>(geometries.size());
+  for (std::size_t h = 0; h < geometries.size(); ++h) {
+    if (!key_heads.empty() && key_heads[h] != static_cast<int>(h)) continue;
+    cost.entries_per_token += 1.0 / geometries[h].stride;
+    ++cost.heads;
+  }
   return cost;
 }
 

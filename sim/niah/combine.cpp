@@ -33,17 +33,27 @@ bool combine_outcomes(std::span<const std::uint8_t> retrieved, const CombineRule
 }
 
 double combine_probabilities(std::span<const double> probability, const CombineRule& rule,
-                             int excluded) {
-  // count[k] = P(exactly k of the heads seen so far retrieve), capped at K ("K or more").
+                             int excluded, std::span<const int> key_heads) {
+  // count[k] = P(exactly k votes from the heads seen so far), capped at K ("K or more").
   const auto K = static_cast<std::size_t>(rule.votes);
   std::vector<double> count(K + 1, 0.0);
   count[0] = 1;
+  const auto group_of = [&](std::size_t h) {
+    return key_heads.empty() ? static_cast<int>(h) : key_heads[h];
+  };
   for (std::size_t h = 0; h < probability.size(); ++h) {
-    if (static_cast<int>(h) == excluded) continue;
+    if (group_of(h) != static_cast<int>(h)) continue;  // a group is counted at its first head
+    std::size_t votes = 0;
+    for (std::size_t g = h; g < probability.size(); ++g) {
+      votes += group_of(g) == static_cast<int>(h) && static_cast<int>(g) != excluded ? 1 : 0;
+    }
+    if (votes == 0) continue;
     const double p = probability[h];
-    count[K] += count[K - 1] * p;
-    for (std::size_t k = K - 1; k > 0; --k) count[k] = count[k] * (1 - p) + count[k - 1] * p;
-    count[0] *= 1 - p;
+    for (std::size_t k = K; k-- > 0;) {  // from the top, so that each count moves once
+      const auto to = std::min(K, k + votes);
+      count[to] += count[k] * p;
+      count[k] *= 1 - p;
+    }
   }
   return count[K];
 }

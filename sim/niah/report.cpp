@@ -65,7 +65,7 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
     for (int h = 0; h < m.heads(); ++h)
       arch["heads"][static_cast<std::size_t>(h)]["entries"] = m.entries(h);
     doc["architecture"] = arch;
-    doc["kv_cost"] = kv_cost_json(kv_cost(m.geometries));
+    doc["kv_cost"] = kv_cost_json(kv_cost(m.geometries, m.key_heads));
   }
 }
 
@@ -187,7 +187,8 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
         heads[static_cast<std::size_t>(h)] =
             phase_success[static_cast<std::size_t>(h)][static_cast<std::size_t>(phase)];
       }
-      sum += static_cast<double>(c.count) * combine_probabilities(heads, run.combine, excluded);
+      sum += static_cast<double>(c.count) *
+             combine_probabilities(heads, run.combine, excluded, m.key_heads);
     }
     return sum / static_cast<double>(run.needles.block_count);
   };

@@ -42,6 +42,13 @@ int NiahModel::max_window() const {
   return window;
 }
 
+bool NiahModel::shares_cache(int head) const {
+  for (int h = 0; h < heads(); ++h) {
+    if (h != head && key_head(h) == key_head(head)) return true;
+  }
+  return false;
+}
+
 bool NiahModel::one_geometry() const {
   return std::all_of(geometries.begin(), geometries.end(), [&](const Geometry& g) {
     const auto& first = geometries.front();
@@ -66,6 +73,14 @@ void validate_model(const NiahModel& m) {
   require(m.split_rhos.empty() || m.split_rhos.size() == m.gates.size(),
           "invalid model (" + counted(m.split_rhos.size(), "split rho") + " for " +
               counted(m.heads(), "head") + ")");
+  require(m.key_heads.empty() || m.key_heads.size() == m.gates.size(),
+          "invalid model (" + counted(m.key_heads.size(), "key head") + " for " +
+              counted(m.heads(), "head") + ")");
+  for (int h = 0; h < m.heads(); ++h) {
+    require(m.key_head(h) >= 0 && m.key_head(h) <= h,
+            "invalid model (head " + std::to_string(h) + " reads the cache of head " +
+                std::to_string(m.key_head(h)) + ", which must come before it)");
+  }
   for (const double rho : m.split_rhos) {
     require(rho >= 0 && rho <= 1, "invalid --split-rho " + format_number(rho) +
                                       " (the correlation of a token's two keys must be in [0, 1])");
@@ -120,6 +135,7 @@ NiahModel make_model(const NiahSpec& spec) {
     m.geometries = spec.architecture->geometries();
     m.gates = spec.architecture->gates();
     for (const auto& h : spec.architecture->heads) m.split_rhos.push_back(h.split_rho);
+    m.key_heads = spec.architecture->key_heads();
   } else {
     spec.geometry.validate();
     m.gates = head_gates(spec);

@@ -316,6 +316,59 @@ TEST_CASE(
   check_engines_agree(s);
 }
 
+// One cache read by 3 query heads (layer 1) and a head with its own (layer 2).
+constexpr const char* kSharedCache =
+    "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 3\n"
+    "[[layer]]\nwindow = 6\nstride = 4\ngate = \"onehot:1\"";
+
+TEST_CASE("standardized: query heads of one cache attend alike and combine as one") {
+  auto s = base();
+  s.architecture = architecture(kSharedCache);
+  s.beta = 8;
+  check_engines_agree(s);
+  s.combine = "vote:3";  // the cache's 3 votes come together: the cache alone decides
+  s.knockout = 1;        // two query heads left: the cache no longer reaches 3 votes alone
+  check_engines_agree(s);
+}
+
+TEST_CASE("full-vector d=16: a shared cache without query noise (fast) and with it (full)" *
+          doctest::test_suite("statistics")) {
+  auto s = full_vector(base(), 16, 0.0);
+  s.context = 1024;
+  s.architecture = architecture(kSharedCache);
+  check_engines_agree(s);  // fast's query heads draw alike; full's scans give equal argmaxes
+  s = full_vector(s, 16, 0.8);
+  s.combine = "vote:2";
+  const auto runs = check_engines_agree(s);  // full against full-double
+  CHECK(runs.size() == 2);
+}
+
+TEST_CASE(
+    "query heads of one cache read the same keys: equal argmaxes without query noise, "
+    "the same entries' logits differ with it" *
+    doctest::test_suite("bitexact")) {
+  auto s = full_vector(base(), 16, 0.0);
+  s.context = 1024;
+  s.prompts = 20;
+  s.architecture = architecture(kSharedCache);
+  for (const double noise : {0.0, 0.8}) {
+    s.query_noise = noise;
+    const auto output = run_engine(plan(s, "full"), Parallel{1});
+    int differing = 0;
+    for (std::int64_t t = 0; t < output.outcomes->trials(); ++t) {
+      const auto row = static_cast<std::size_t>(t * 4);
+      const auto& first = output.argmaxes[row];
+      for (std::size_t q = 1; q < 3; ++q) {
+        const auto& other = output.argmaxes[row + q];
+        differing += other.entry != first.entry || other.logit != first.logit ? 1 : 0;
+      }
+    }
+    CAPTURE(noise);
+    if (noise == 0) CHECK(differing == 0);
+    if (noise > 0) CHECK(differing > 0);
+  }
+}
+
 TEST_CASE("architecture, standardized: strides 4, 3 and 5 with offsets, G=6") {
   auto s = base();
   s.architecture = architecture(R"(
@@ -498,6 +551,19 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "--rms-norm and shared tokens, and fast has no exact path for them; use "
                     "--engine full");
   s.split_rho = 1;
+  s.rms_norm = false;
+  s.architecture = architecture(kSharedCache);
+  CHECK_THROWS_WITH(run_spec(s, "fast"),
+                    "invalid --engine fast: head 0 shares its cache with other query heads, and "
+                    "with --query-noise their logits are correlated through the keys, which fast "
+                    "has no exact path for; use --engine full (without query noise they attend "
+                    "alike)");
+  CHECK_THROWS_WITH(run_spec(s, "analytic"),
+                    "invalid --engine analytic: query heads that share a cache (query_heads) with "
+                    "--query-noise have correlated logits the analytic channel does not compute; "
+                    "use --engine full");
+  s.architecture.reset();
+  s.rms_norm = true;
   s.gates = "channels:onehot:7|onehot:6";
   CHECK_THROWS_WITH(run_spec(s, "fast"),
                     "invalid --engine fast: head 0 has the per-channel gate "

@@ -144,7 +144,7 @@ struct Scratch {
       : reals(static_cast<std::size_t>(stride *
                                        ScanWorkspace<typename Ops::Real>::reals(
                                            c.geometry.window, Ops::row_size(c.dim), needs(c))),
-              std::nan("")),
+              static_cast<typename Ops::Real>(std::nan(""))),
         doubles(static_cast<std::size_t>(
                     stride * ScanWorkspace<typename Ops::Real>::doubles(c.geometry.window)),
                 std::nan("")),

@@ -103,6 +103,32 @@ TEST_CASE("architecture files: split_rho on a layer, overridden by a head") {
   CHECK(make_run(spec).model.split_rhos == std::vector<double>{0.5, 0, 1});
 }
 
+TEST_CASE("architecture files: query_heads makes one cache read by K query heads") {
+  const auto arch = parse_architecture(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:2\"\nquery_heads = 3\n"
+      "heads = [{}, { query_heads = 1 }]",
+      "shared.toml");
+  REQUIRE(arch.heads.size() == 4);
+  CHECK(arch.key_heads() == std::vector<int>{0, 0, 0, 3});
+  CHECK(arch.heads[2].query_head == 3);
+  CHECK(arch.heads[2].head == 1);
+  CHECK(arch.heads[2].gate.spec == "random:2");  // one compressor: one gate
+  CHECK(arch.heads[3].gate.spec == "random:3");  // the layer's second head
+  const auto cost = kv_cost(arch.geometries(), arch.key_heads());
+  CHECK(cost.entries_per_token == 0.5);  // two caches of stride 4
+  CHECK(cost.heads == 2);
+  const auto json = architecture_json(arch);
+  CHECK(json["heads"][1]["query_head"] == 2);
+  CHECK(json["heads"][1]["query_heads"] == 3);
+  CHECK_FALSE(json["heads"][3].contains("query_heads"));
+  auto spec = test::full_vector({}, 16, 0.0);
+  spec.architecture = arch;
+  const auto model = make_run(spec).model;
+  CHECK(model.key_heads == std::vector<int>{0, 0, 0, 3});
+  CHECK(model.shares_cache(1));
+  CHECK_FALSE(model.shares_cache(3));
+}
+
 TEST_CASE("KV cost: entries per token over heads and layers, against full attention") {
   const auto arch = parse_architecture(kTwoLayers, "two.toml");
   const auto cost = kv_cost(arch.geometries());
@@ -153,10 +179,10 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
        "invalid arch.toml: layer 1, head 2: must be a table of head values, e.g. { offset = 1 }"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
-       "gate, channels, split_rho)"},
+       "gate, channels, split_rho, query_heads)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
-       "channels, split_rho, heads)"},
+       "channels, split_rho, query_heads, heads)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),
@@ -164,6 +190,8 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
        "in [0, 1])"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = \"half\""),
        "invalid arch.toml: layer 1: split_rho must be a number"},
+      {layer("window = 8\nstride = 4\ngate = \"last\"\nquery_heads = 0"),
+       "invalid arch.toml: layer 1, head 1: query_heads 0 (must be in [1, 4096])"},
       {layer("window = 8\nstride = 4\nchannels = []"),
        "invalid arch.toml: layer 1: channels must be a list of channel groups, e.g. channels = [{ "
        "gate = \"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"},

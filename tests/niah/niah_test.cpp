@@ -99,6 +99,34 @@ TEST_CASE("combine: exact probabilities equal enumeration over all outcomes") {
   }
 }
 
+TEST_CASE("combine: query heads of one cache retrieve together, one outcome worth their votes") {
+  // Heads 0, 1 and 2 read one cache (p 0.3 each, together), head 3 its own (p 0.5); the
+  // enumeration is over the two independent outcomes.
+  const std::vector<double> p = {0.3, 0.3, 0.3, 0.5};
+  const std::vector<int> caches = {0, 0, 0, 3};
+  for (int votes = 1; votes <= 4; ++votes) {
+    const auto rule = parse_combine(votes == 1 ? "any" : "vote:" + std::to_string(votes), 4);
+    for (int excluded = -1; excluded < 4; ++excluded) {
+      const int shared = 3 - (excluded >= 0 && excluded < 3 ? 1 : 0);
+      const int own = excluded == 3 ? 0 : 1;
+      double expected = 0;
+      for (int mask = 0; mask < 4; ++mask) {
+        const bool cache = (mask & 1) != 0, head = (mask & 2) != 0;
+        const double weight = (cache ? 0.3 : 0.7) * (head ? 0.5 : 0.5);
+        if ((cache ? shared : 0) + (head ? own : 0) >= votes) expected += weight;
+      }
+      CAPTURE(votes);
+      CAPTURE(excluded);
+      CHECK(combine_probabilities(p, rule, excluded, caches) ==
+            doctest::Approx(expected).epsilon(1e-14));
+    }
+  }
+  // Without groups, as before: the same numbers as independent heads, bit for bit.
+  const auto rule = parse_combine("vote:2", 4);
+  CHECK(combine_probabilities(p, rule, -1, std::vector<int>{0, 1, 2, 3}) ==
+        combine_probabilities(p, rule));
+}
+
 TEST_CASE("combine: parse errors") {
   CHECK_THROWS_WITH(parse_combine("all", 2), "invalid --combine all (use any or vote:K)");
   CHECK_THROWS_WITH(parse_combine("vote:x", 2), "invalid --combine vote:x (use any or vote:K)");

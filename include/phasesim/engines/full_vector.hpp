@@ -122,6 +122,9 @@ struct FullVectorHead {
   /// Split projections: slots s < W - S (older than the entry's own chunk) pool a token's
   /// older key rho k_t + sqrt(1 - rho^2) k''_t; 1: every slot pools k_t.
   double split_rho = 1;
+  /// The head whose keys, content noise and older keys it reads (query heads of one cache:
+  /// NiahModel::key_heads); -1: its own. Its query noise is always its own.
+  int key_head = -1;
 
   /// Slots below this one pool older keys (0 without split projections).
   PHASESIM_HD int older_slots() const {
@@ -503,10 +506,11 @@ PHASESIM_HD inline niah::Argmax scan_full_vector(const FullVectorHead& head, std
                                                  std::int64_t needle, std::int64_t begin,
                                                  std::int64_t end,
                                                  const ScanWorkspace<typename Ops::Real>& ws) {
-  const RandomStream keys(seed, trial, head_index, Stream::key);
+  const auto cache = head.key_head < 0 ? head_index : static_cast<std::uint32_t>(head.key_head);
+  const RandomStream keys(seed, trial, cache, Stream::key);
   const RandomStream noise(seed, trial, head_index, Stream::query_noise);
-  const RandomStream content(seed, trial, head_index, Stream::content_noise);
-  const RandomStream split(seed, trial, head_index, Stream::split_key);
+  const RandomStream content(seed, trial, cache, Stream::content_noise);
+  const RandomStream split(seed, trial, cache, Stream::split_key);
   prepare_scan<Ops>(head, keys, noise, needle, ws);
   niah::Argmax best;
   std::int64_t next = 0;  // the range's first entry streams all of its positions

@@ -22,7 +22,9 @@
 //
 // A head has window, stride and gate (from itself or its layer), offset (default 0) and
 // split_rho (default 1: the correlation of a token's keys in the newer and the older slots of
-// its entries, as V4's split projection, MODEL.md section 9):
+// its entries, as V4's split projection, MODEL.md section 9) and query_heads (default 1: a
+// cache read by that many query heads, with the same keys and entries and their own query
+// noise, as V4's query heads share one compressed cache per layer):
 // entry j of the head pools positions j*S + S - W + s + offset. Messages name the file, the
 // layer and the head, counting from 1: "invalid a.toml: layer 2, head 3: window 0 (must be
 // at least 1)".
@@ -45,6 +47,10 @@ struct ArchitectureHead {
   Geometry geometry;
   Gate gate;
   double split_rho = 1;  ///< `split_rho`: run.hpp, NiahModel::split_rhos
+  /// `query_heads = K` makes a head one cache read by K query heads (MODEL.md section 9): K
+  /// heads here, query_head 1..K, the same compressor; the first holds the cache.
+  int query_head = 1;
+  int query_heads = 1;
 };
 
 struct Architecture {
@@ -55,6 +61,9 @@ struct Architecture {
 
   std::vector<Geometry> geometries() const;
   std::vector<Gate> gates() const;
+  /// Per head, the index of the head that holds its cache (itself, or the first query head of
+  /// its cache): run.hpp, NiahModel::key_heads.
+  std::vector<int> key_heads() const;
 };
 
 /// Parses the TOML text of an architecture; `file` names it in messages. Throws InputError
@@ -68,8 +77,9 @@ Architecture load_architecture(const std::string& path);
 /// The names of the presets (presets/*.toml without the extension), sorted.
 std::vector<std::string> architecture_presets();
 
-/// KV cost of a model: the entries its cache stores per token of context, summed over heads
-/// and layers (1/S a head), against full attention's one entry per token and head.
+/// KV cost of a model: the entries its caches store per token of context, summed over caches
+/// (1/S each; query heads that share a cache count once), against full attention's one entry
+/// per token and cache.
 struct KvCost {
   double entries_per_token = 0;
   int heads = 0;
@@ -77,11 +87,12 @@ struct KvCost {
   double relative() const { return entries_per_token / heads; }
 };
 
-KvCost kv_cost(std::span<const Geometry> geometries);
+/// `key_heads` as NiahModel::key_heads: a head counts when it holds its cache (empty: all do).
+KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {});
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
-/// "gate", "split_rho", and "channels" for a per-channel gate}, ...]}: what a report says of the
-/// architecture it ran.
+/// "gate", and "split_rho", "channels", "query_head" and "query_heads" where they apply}, ...]}:
+/// what a report says of the architecture it ran.
 Json architecture_json(const Architecture& arch);
 
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.

@@ -1,8 +1,9 @@
 #pragma once
 // How the heads of a model combine into one answer (MODEL.md section 4): `any` retrieves
 // when at least one head does, `vote:K` when at least K heads do (`any` is `vote:1`).
-// Heads are independent given the needle position, so exact per-head probabilities combine
-// exactly, and Monte Carlo outcomes combine trial by trial.
+// Heads are independent given the needle position (query heads of one cache without query
+// noise retrieve together), so exact per-head probabilities combine exactly, and Monte Carlo
+// outcomes combine trial by trial.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -23,10 +24,12 @@ CombineRule parse_combine(std::string_view text, int heads);
 bool combine_outcomes(std::span<const std::uint8_t> retrieved, const CombineRule& rule,
                       int excluded = -1);
 
-/// Exact combined probability from independent per-head probabilities, leaving out head
-/// `excluded` (-1: none): 1 - prod(1 - p_h) for `any`, the Poisson-binomial tail
-/// P(at least K successes) for `vote:K`.
+/// Exact combined probability from per-head probabilities, leaving out head `excluded` (-1:
+/// none): 1 - prod(1 - p_h) for `any`, the Poisson-binomial tail P(at least K successes) for
+/// `vote:K`. Heads are independent, except that heads with the same `key_heads` entry (query
+/// heads of one cache that attend alike: run.hpp, NiahModel::key_heads) retrieve together,
+/// one Bernoulli worth as many votes as they have heads left; empty: all independent.
 double combine_probabilities(std::span<const double> probability, const CombineRule& rule,
-                             int excluded = -1);
+                             int excluded = -1, std::span<const int> key_heads = {});
 
 }  // namespace phasesim::niah

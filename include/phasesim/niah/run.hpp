@@ -23,7 +23,8 @@ inline constexpr int kMaxHeads = 4096;
 
 /// The retrieval model: one geometry and one gate per head, and the parameterization,
 /// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are
-/// independent (each its own keys) whatever layer they sit in; an engine's head index h
+/// independent (each its own keys) whatever layer they sit in, except query heads that share
+/// a cache (key_heads); an engine's head index h
 /// is the index into these lists.
 struct NiahModel {
   std::vector<Geometry> geometries;  ///< one per head: window, stride and offset
@@ -33,6 +34,11 @@ struct NiahModel {
   /// another half of the projection (MODEL.md section 9). 1: one projection, the default.
   /// The query matches the newer key.
   std::vector<double> split_rhos;
+  /// One per head: the head whose cache it reads (MODEL.md section 9: V4's query heads share
+  /// one compressed cache per layer). Query heads of one cache have the same keys, content
+  /// noise and entries, and their own query noise; itself for a head with its own cache, and
+  /// for all heads when empty. A head that holds a cache comes before the heads that read it.
+  std::vector<int> key_heads;
   std::int64_t context = 131072;
   std::optional<double> beta = 4.5;  ///< the standardized channel's beta, or unset
   std::optional<int> dim;            ///< d of the full-vector model, or unset
@@ -50,6 +56,12 @@ struct NiahModel {
   double split_rho(int head) const {
     return split_rhos.empty() ? 1.0 : split_rhos[static_cast<std::size_t>(head)];
   }
+  /// The head whose cache `head` reads (itself when key_heads is empty).
+  int key_head(int head) const {
+    return key_heads.empty() ? head : key_heads[static_cast<std::size_t>(head)];
+  }
+  /// True when some other head reads the same cache as `head`.
+  bool shares_cache(int head) const;
   /// The largest window of any head (what a workspace for every head needs).
   int max_window() const;
   /// True when all heads share one geometry, as in the one-layer shorthand.
