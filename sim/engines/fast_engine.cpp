@@ -95,7 +95,7 @@ FastPath fast_path(const niah::NiahModel& model, int head) {
   }
   const bool shared = shares_tokens(model.geometry(head), gate);
   const auto& g = model.geometry(head);
-  if (model.rms_norm && shared && model.split_rho(head) < 1 && g.window > g.stride) {
+  if (model.rms_norm && shared && model.split_rho(head) < 1 && g.older_slots() > 0) {
     throw InputError("invalid --engine fast: head " + std::to_string(head) +
                      " has split projections (split_rho " + format_number(model.split_rho(head)) +
                      ") with --rms-norm and shared tokens, and fast has no exact path for them; "
@@ -147,8 +147,8 @@ FastSampler::Head FastSampler::plan_head(int head) const {
   if (h.path == FastPath::streaming_rms) plan_frame(h);
   h.split_rho = model_.split_rho(head);
   h.split_rest = std::sqrt((1 - h.split_rho) * (1 + h.split_rho));
-  h.older_slots = h.split_rho < 1 && g.window > g.stride ? g.window - g.stride : 0;
-  h.laws = slot_laws(gate, g.stride, h.split_rho);
+  h.older_slots = h.split_rho < 1 ? g.older_slots() : 0;
+  h.laws = slot_laws(gate, g, h.split_rho);
   if (gate.per_channel()) plan_channels(h, gate);
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const double norm = norm_of(renormalized_weights(gate, g.first_existing_slot(j)));
@@ -709,9 +709,7 @@ void FastSampler::plan_channels(Head& h, const Gate& gate) const {
     for (const double w : group.weights) norm2 += w * w;
     h.group_norms2.push_back(norm2);
   }
-  for (const int count : channel_counts(gate, dim_)) {
-    h.group_ends.push_back((h.group_ends.empty() ? 0 : h.group_ends.back()) + count);
-  }
+  h.group_ends = channel_ends(gate, dim_);
   const auto& g = h.geometry;
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     auto& norms = h.boundary_group_norms2.emplace_back();

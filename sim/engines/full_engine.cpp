@@ -26,9 +26,7 @@ FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
     for (const auto& group : gate.channels) {
       weights.insert(weights.end(), group.weights.begin(), group.weights.end());
     }
-    for (const int count : channel_counts(gate, *model.dim)) {
-      ends.push_back((ends.empty() ? 0 : ends.back()) + count);
-    }
+    ends = channel_ends(gate, *model.dim);
   }
   for (int h = 0; h < model.heads(); ++h) {
     const auto i = static_cast<std::size_t>(h);

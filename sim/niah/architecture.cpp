@@ -98,11 +98,9 @@ std::optional<std::string> gate_spec(const toml::table& table, const Where& wher
          "channels must be a list of channel groups, e.g. channels = [{ gate = " +
              std::string("\"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"));
   }
-  std::string spec = "channels:";
-  for (const auto& group : *list) {
-    spec += (spec.size() > 9 ? "|" : "") + channel_group(group, where);
-  }
-  return spec;
+  std::vector<std::string> groups;
+  for (const auto& group : *list) groups.push_back(channel_group(group, where));
+  return channels_spec(groups);
 }
 
 std::optional<double> split_rho(const toml::table& table, const Where& where) {

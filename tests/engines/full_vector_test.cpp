@@ -118,9 +118,7 @@ struct TestHead {
     for (const auto& group : gate.channels) {
       weights.insert(weights.end(), group.weights.begin(), group.weights.end());
     }
-    for (const int count : channel_counts(gate, c.dim)) {
-      ends.push_back((ends.empty() ? 0 : ends.back()) + count);
-    }
+    ends = channel_ends(gate, c.dim);
     head = {c.geometry,     gate.weights.data(),
             c.entries,      c.dim,
             c.query_noise,  c.tau,

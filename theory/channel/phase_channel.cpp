@@ -10,7 +10,7 @@ std::vector<double> phase_success(const Geometry& geometry, const Gate& gate, do
   require(gate.window() == geometry.window,
           "invalid gate '" + gate.spec + "' (has " + std::to_string(gate.window()) +
               " weights, the window needs " + std::to_string(geometry.window) + ")");
-  const auto laws = slot_laws(gate, geometry.stride, split_rho);
+  const auto laws = slot_laws(gate, geometry, split_rho);
   std::vector<double> success;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     std::vector<double> needle_u;

@@ -158,11 +158,9 @@ Gate gate_from_json_item(const nlohmann::json& item, int window, const std::stri
   if (is_weights(item)) return parse_gate(weights_spec(item), window);
   if (item.is_object() && item.size() == 1 && item.contains("channels") &&
       item["channels"].is_array() && !item["channels"].empty()) {
-    std::string spec = "channels:";
-    for (const auto& group : item["channels"]) {
-      spec += (spec.size() > 9 ? "|" : "") + group_spec(group, file);
-    }
-    return parse_gate(spec, window);
+    std::vector<std::string> groups;
+    for (const auto& group : item["channels"]) groups.push_back(group_spec(group, file));
+    return parse_gate(channels_spec(groups), window);
   }
   throw InputError("invalid gate file '" + file + "' (each gate must be a gate spec string, " +
                    "an array of weights or {\"channels\": [...]}, got " + item.dump() + ")");
@@ -272,13 +270,12 @@ std::vector<Gate> parse_gates(std::string_view specs, int window) {
 
 Gate replicate_gate(const Gate& gate, int index) {
   if (gate.per_channel() && index > 0) {
-    std::string spec = "channels:";
+    std::vector<std::string> groups;
     for (const auto& group : gate.channels) {
       const Gate one{group.weights, group.spec, {}};
-      spec += (spec.size() > 9 ? "|" : "") + replicate_gate(one, index).spec + "=" +
-              format_number(group.share);
+      groups.push_back(replicate_gate(one, index).spec + "=" + format_number(group.share));
     }
-    return parse_gate(spec, gate.window());
+    return parse_gate(channels_spec(groups), gate.window());
   }
   const std::string_view spec = gate.spec;
   if (index == 0 || !spec.starts_with("random:")) return gate;
@@ -343,6 +340,20 @@ std::vector<int> channel_counts(const Gate& gate, int dim) {
   return counts;
 }
 
+std::vector<int> channel_ends(const Gate& gate, int dim) {
+  std::vector<int> ends;
+  for (const int count : channel_counts(gate, dim)) {
+    ends.push_back((ends.empty() ? 0 : ends.back()) + count);
+  }
+  return ends;
+}
+
+std::string channels_spec(const std::vector<std::string>& groups) {
+  std::string spec = "channels:";
+  for (std::size_t k = 0; k < groups.size(); ++k) spec += (k ? "|" : "") + groups[k];
+  return spec;
+}
+
 void check_channel_counts(const Gate& gate, int dim) {
   const auto counts = channel_counts(gate, dim);
   for (std::size_t k = 0; k < counts.size(); ++k) {
@@ -376,10 +387,10 @@ std::vector<SlotLaw> slot_laws(const Gate& gate) {
   return laws;
 }
 
-std::vector<SlotLaw> slot_laws(const Gate& gate, int stride, double split_rho) {
+std::vector<SlotLaw> slot_laws(const Gate& gate, const Geometry& geometry, double split_rho) {
   auto laws = slot_laws(gate);
   if (split_rho == 1) return laws;
-  for (int s = 0; s < gate.window() - stride; ++s) {
+  for (int s = 0; s < geometry.older_slots(); ++s) {
     laws[static_cast<std::size_t>(s)] = split_law(laws[static_cast<std::size_t>(s)], split_rho);
   }
   return laws;

@@ -127,10 +127,7 @@ struct FullVectorHead {
   int key_head = -1;
 
   /// Slots below this one pool older keys (0 without split projections).
-  PHASESIM_HD int older_slots() const {
-    return split_rho < 1 && geometry.window > geometry.stride ? geometry.window - geometry.stride
-                                                              : 0;
-  }
+  PHASESIM_HD int older_slots() const { return split_rho < 1 ? geometry.older_slots() : 0; }
 };
 
 /// What a scan workspace holds beyond every head's needs: weights per channel when some head

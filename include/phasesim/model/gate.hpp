@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "phasesim/model/geometry.hpp"
+
 namespace phasesim {
 
 /// A group of channels with its own slot weights: a share of the d channels pools the window
@@ -65,6 +67,14 @@ Gate gate_from_channels(std::vector<ChannelGroup> groups, std::string spec);
 /// one gate.
 std::vector<int> channel_counts(const Gate& gate, int dim);
 
+/// The end of each group's channels, channel_counts summed in order: group k holds channels
+/// [ends[k - 1], ends[k]) (from 0 for k = 0).
+std::vector<int> channel_ends(const Gate& gate, int dim);
+
+/// The spec channels:GROUP|GROUP|... of per-channel groups (each a gate spec, SPEC=SHARE or
+/// SPEC), as parse_gate reads it.
+std::string channels_spec(const std::vector<std::string>& groups);
+
 /// Throws InputError unless every channel group gets at least one of the d channels.
 void check_channel_counts(const Gate& gate, int dim);
 
@@ -98,10 +108,10 @@ std::vector<SlotLaw> slot_laws(const Gate& gate);
 SlotLaw split_law(SlotLaw law, double split_rho);
 
 /// slot_laws of a head with split projections (run.hpp, NiahModel::split_rhos): a token's key
-/// in an older slot (s < W - S) has correlation rho with the key the query matches, so there
-/// the needle's mean is beta rho u_s and its sd sqrt(1 - rho^2 v_s), v_s = 1 - sd_s^2
-/// (theory/THEORY.md, "Split projections"). rho = 1 leaves the laws as they are.
-std::vector<SlotLaw> slot_laws(const Gate& gate, int stride, double split_rho);
+/// in an older slot (s < Geometry::older_slots()) has correlation rho with the key the query
+/// matches, so there the needle's mean is beta rho u_s and its sd sqrt(1 - rho^2 v_s), v_s = 1 -
+/// sd_s^2 (theory/THEORY.md, "Split projections"). rho = 1 leaves the laws as they are.
+std::vector<SlotLaw> slot_laws(const Gate& gate, const Geometry& geometry, double split_rho);
 
 /// Normalized weights u_s: g_s / ||g||_2 for one gate, slot_laws' u for channel groups.
 std::vector<double> normalized_weights(const Gate& gate);

@@ -51,6 +51,9 @@ struct Geometry {
   PHASESIM_HD int phase_of_slot(int slot) const {
     return phase_of_position(static_cast<std::int64_t>(slot) + stride - window + offset);
   }
+  /// Slots 0..W-S-1, older than the entry's own chunk (its last S slots): W - S, 0 when W <= S.
+  /// Split projections read them through the older key (NiahModel::split_rhos).
+  PHASESIM_HD int older_slots() const { return window > stride ? window - stride : 0; }
   /// First slot of entry j that lies at a non-negative position.
   PHASESIM_HD int first_existing_slot(std::int64_t entry) const {
     const std::int64_t first = window - stride - offset - entry * stride;
