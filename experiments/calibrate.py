@@ -44,12 +44,12 @@ def gate_of(args, x):
 def profile(args, beta, x):
     if phasesim is not None:
         return phasesim.niah(engine="analytic", window=args.window, stride=args.stride,
-                             gates=gate_of(args, x), beta=beta,
+                             gates=gate_of(args, x), beta=beta, split_rho=args.split_rho,
                              context=args.context, groups=args.groups)["summary"]
     command = [PHASESIM, "niah", "--engine", "analytic", "--window", str(args.window),
                "--stride", str(args.stride), "--gates", gate_of(args, x),
-               "--beta", repr(beta), "--context", str(args.context), "--groups", str(args.groups),
-               "--json", "-"]
+               "--beta", repr(beta), "--split-rho", repr(args.split_rho),
+               "--context", str(args.context), "--groups", str(args.groups), "--json", "-"]
     return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)["summary"]
 
 
@@ -70,6 +70,8 @@ def main():
     p.add_argument("--slot", type=int, help="slot that gets the bias (default: the last, W-1)")
     p.add_argument("--family", choices=("logit", "channels"), default="logit",
                    help="how the gate leans to the slot (see above)")
+    p.add_argument("--split-rho", type=float, default=1.0,
+                   help="rho of split projections (MODEL.md section 9; 1: one projection)")
     p.add_argument("--context", type=int, default=131072)
     p.add_argument("--groups", type=int, default=8)
     p.add_argument("--best", type=float, required=True, help="target best-group accuracy (0..1)")
@@ -95,7 +97,8 @@ def main():
     beta = beta_for_worst(x)
     summary = profile(args, beta, x)
     strength = "kappa" if args.family == "logit" else "share"
-    fit = {"window": args.window, "stride": args.stride, "slot": args.slot, "context": args.context,
+    fit = {"window": args.window, "stride": args.stride, "slot": args.slot,
+           "split_rho": args.split_rho, "context": args.context,
            "groups": args.groups, "target_best": args.best, "target_worst": args.worst,
            "beta": beta, strength: x, "gate": gate_of(args, x),
            "fitted_best": summary["best"], "fitted_worst": summary["worst"], "fitted_mean": summary["mean"]}

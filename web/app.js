@@ -429,8 +429,14 @@ function t3Panel() {
   });
 }
 
-// The presets of presets/*.toml: their geometry and gate, read by the library.
-const PRESET_BETA = { "v4-csa": 9.5135, "v41-csa": 9.7908 }; // presets/README.md's fitted betas
+// The presets of presets/*.toml: their geometry, read by the library, and their gate. The page
+// edits one gate per head, so a per-channel preset loads the one-gate fit to the same published
+// table instead (presets/README.md; experiments/v4-calibration/expected/fit.json and
+// v41-stride2/expected/fit_w2s2_logit.json), with that fit's beta.
+const ONE_GATE_FITS = {
+  "v4-csa": { beta: 9.5135, logits: [0, 0, 0, 0, 0, 0, 0, 0.3465] },
+  "v41-csa": { beta: 7.6375, logits: [0.0462, 0] },
+};
 
 function presetButtons(apply) {
   for (const name of ["v4-csa", "v41-csa", "v4-hca", "nsa"]) {
@@ -438,7 +444,9 @@ function presetButtons(apply) {
     button.textContent = name;
     button.addEventListener("click", () => {
       const head = phasesim.coverage({ arch: name }).architecture.heads[0];
-      apply(head, PRESET_BETA[name]);
+      const fit = ONE_GATE_FITS[name];
+      const logits = fit ? fit.logits : head.gate_weights.map((w) => Math.log(Math.max(w, 1e-12)));
+      apply(head, logits, fit && fit.beta);
     });
   }
 }
@@ -493,12 +501,11 @@ async function main() {
     model.saveHeads();
     geometryChanged();
   });
-  presetButtons((head, beta) => {
+  presetButtons((head, logits, beta) => {
     const set = (id, value) => {
       $(id).value = value;
       $(id).dispatchEvent(new Event("input"));
     };
-    const logits = head.gate_weights.map((w) => Math.log(Math.max(w, 1e-12)));
     const floor = Math.min(...logits);
     model.heads = [logits.map((l) => Number((l - floor).toFixed(4)))];
     model.saveHeads();

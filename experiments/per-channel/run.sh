@@ -18,7 +18,7 @@ for beta in 6 9 12 16 20 24; do
   "$PHASESIM" niah "${geometry[@]}" --beta "$half" --gates "onehot:4;onehot:5;onehot:6;onehot:7" \
     --json "$OUT/a_heads_$beta.json" >/dev/null
 done
-# (c) The V4-calibrated gate (presets/v4-csa.toml, beta 9.5135), the spread compressor and
+# (c) The one-gate V4 fit (experiments/v4-calibration, beta 9.5135), the spread compressor and
 # the uniform gate over the window, each with split projections rho = 0 .. 1.
 for rho in 0 0.25 0.5 0.75 1; do
   "$PHASESIM" niah "${geometry[@]}" --beta 9.5135 --gates "logits:0,0,0,0,0,0,0,0.3465" \

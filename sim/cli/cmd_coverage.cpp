@@ -45,13 +45,19 @@ int run_architecture_coverage(const CoverageOptions& options, const niah::Archit
   if (wants_table(options.json)) {
     const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads());
     out << "coverage of architecture " << arch.name << " (" << arch.file
-        << "): " << counted(arch.layers, "layer") << ", " << counted(cost.heads, "head")
-        << ", kv cost " << fixed(cost.entries_per_token, 4) << " entries per token\n";
+        << "): " << counted(arch.layers, "layer") << ", "
+        << heads_text(cost.heads, static_cast<int>(arch.heads.size())) << ", kv cost "
+        << fixed(cost.entries_per_token, 4) << " entries per token\n";
+    // A cache read by K query heads is one compressor: one table, not K alike.
     for (std::size_t h = 0; h < arch.heads.size(); ++h) {
       const auto& head = arch.heads[h];
+      if (head.query_head > 1) continue;
       const auto& g = head.geometry;
       out << "\nlayer " << head.layer << ", head " << head.head << ": W=" << g.window
-          << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec << "\n";
+          << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec;
+      if (head.split_rho != 1) out << ", split rho " << head.split_rho;
+      if (head.query_heads > 1) out << ", read by " << head.query_heads << " query heads";
+      out << "\n";
       print_coverage_table(doc["architecture"]["heads"][h]["phases"], out);
     }
   }

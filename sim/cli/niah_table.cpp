@@ -19,7 +19,7 @@ std::string bar(double accuracy) {
 // "8 heads (random:1:10, ...)" for the shorthand; the architecture's name, file and layers.
 void print_heads(const niah::NiahRun& run, std::ostream& out) {
   const auto& m = run.model;
-  const auto heads = counted(m.heads(), "head");
+  const auto heads = heads_text(niah::kv_cost(m.geometries, m.key_heads).heads, m.heads());
   if (run.architecture) {
     const auto& a = *run.architecture;
     out << "architecture " << a.name << " (" << a.file << "): " << counted(a.layers, "layer")

@@ -99,4 +99,9 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 
 std::string fixed(double value, int digits) { return format_fixed(value, digits); }
 
+std::string heads_text(int caches, int query_heads) {
+  const auto text = counted(caches, "head");
+  return query_heads > caches ? text + " read by " + counted(query_heads, "query head") : text;
+}
+
 }  // namespace phasesim::cli

@@ -64,4 +64,8 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 /// Fixed-point text with `digits` decimals.
 std::string fixed(double value, int digits = 6);
 
+/// "3 heads", or "1 head read by 64 query heads" when query heads share the caches: a model's
+/// `caches` compressors read by `query_heads` query heads in all.
+std::string heads_text(int caches, int query_heads);
+
 }  // namespace phasesim::cli

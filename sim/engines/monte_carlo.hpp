@@ -34,8 +34,13 @@ niah::EngineOutput run_trials(const Kernel& kernel, const niah::NiahRun& run,
       [&](std::int64_t i, auto& workspace, std::span<HeadOutcome> row) {
         const auto trial = static_cast<std::uint32_t>(i);
         const std::int64_t needle = run.needles.position(run.model.seed, trial);
-        for (int h = 0; h < heads; ++h)
-          row[static_cast<std::size_t>(h)] = kernel.trial(trial, needle, h, workspace);
+        // Query heads that attend alike repeat their cache's first one (keyed by its
+        // streams, they would draw the same): one scan a cache, not one a query head.
+        for (int h = 0; h < heads; ++h) {
+          const int alike = run.model.alike_head(h);
+          row[static_cast<std::size_t>(h)] = alike == h ? kernel.trial(trial, needle, h, workspace)
+                                                        : row[static_cast<std::size_t>(alike)];
+        }
       });
   niah::OutcomeTable table(trials, heads);
   std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);

@@ -194,9 +194,15 @@ TEST_CASE("coverage --arch: every head's phases") {
     CHECK(phases[static_cast<std::size_t>((7 + 2 * h) % 8)]["coverage"] == 1.0);
   }
   CHECK(doc["kv_cost"]["entries_per_token"] == 0.5);
+  // V4's one cache read by 64 query heads: one table, not 64 alike.
   const auto table = run_cli("coverage --arch v4-csa");
   CHECK(table.status == 0);
-  CHECK(table.out.find("layer 1, head 1: W=8 S=4 offset 0") != std::string::npos);
+  CHECK(table.out.find("1 layer, 1 head read by 64 query heads, kv cost 0.2500") !=
+        std::string::npos);
+  CHECK(table.out.find("layer 1, head 1: W=8 S=4 offset 0, gate channels:onehot:7=0.033013|"
+                       "uniform=0.966987, split rho 0, read by 64 query heads") !=
+        std::string::npos);
+  CHECK(table.out.find("head 2") == std::string::npos);
 }
 
 TEST_CASE("sweep over architecture files: one cell each, the architecture in results.csv") {

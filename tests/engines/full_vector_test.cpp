@@ -324,6 +324,34 @@ TEST_CASE("the SIMD scan gives FloatOps's bits on every SIMD target, strided scr
   }
 }
 
+// run_trials scans a cache once and copies its outcome to the other query heads when no query
+// noise tells them apart (NiahModel::alike_head): this is what makes that copy exact.
+TEST_CASE("query heads of one cache: the same scan without query noise, their own with it" *
+          doctest::test_suite("bitexact")) {
+  for (auto c : kCases) {
+    CAPTURE(c.gate);
+    const auto gate = parse_gate(c.gate, c.geometry.window);
+    int differing = 0;
+    for (const double noise : {0.0, c.query_noise}) {
+      c.query_noise = noise;
+      TestHead h(c, gate);
+      h.head.key_head = 1;
+      for (std::uint32_t trial = 0; trial < 3; ++trial) {
+        const Scratch<FloatOps> scratch(c);
+        const auto first =
+            full_vector_argmax_simd(h.head, 9, trial, 1, c.needle, 0, c.entries, scratch.ws);
+        const auto other =
+            full_vector_argmax_simd(h.head, 9, trial, 5, c.needle, 0, c.entries, scratch.ws);
+        const bool same = other.entry == first.entry && other.logit == first.logit &&
+                          other.runner_up == first.runner_up;
+        if (noise == 0) CHECK(same);
+        differing += same ? 0 : 1;
+      }
+    }
+    CHECK(differing > 0);  // with query noise, each query head its own
+  }
+}
+
 TEST_CASE("normal_pair is Random123's Box-Muller to a few ulp, with portable log and sin/cos") {
   // normal_pair computes r123::boxmuller's formula with portable_math.hpp's log and
   // sincospi, whose bits do not depend on the CPU; glibc's (what boxmuller calls) agree to

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "phasesim/core/error.hpp"
+#include "phasesim/model/coverage.hpp"
 #include "support/cli_runner.hpp"
 
 using namespace phasesim;
@@ -123,6 +124,20 @@ TEST_CASE("per-channel gates: channel groups, their mean, shares and replication
   REQUIRE(from_file.size() == 2);
   CHECK(from_file[0].spec == "channels:onehot:0|weights:0,1");
   CHECK(from_file[1].spec == "channels:last=0.25|weights:1,0=0.75");
+}
+
+TEST_CASE("per-channel gates: coverage's channel share per phase, ties split evenly") {
+  const Geometry g{8, 4};
+  // V4's preset gate: a share one-hot on the newest slot (phase 3), the rest uniform, which is
+  // on every slot alike: a quarter of it on each phase.
+  const auto v4 = phase_coverage(g, parse_gate("channels:onehot:7=0.2|uniform=0.8", 8));
+  for (int phi = 0; phi < 3; ++phi) CHECK(v4[phi].channel_share == doctest::Approx(0.2));
+  CHECK(v4[3].channel_share == doctest::Approx(0.4));
+  // A tie over two slots of different phases; one gate puts all channels on its best phase.
+  const auto tie = phase_coverage(g, parse_gate("weights:0,0,0,0,0,1,1,0", 8));
+  CHECK(tie[1].channel_share == 0.5);
+  CHECK(tie[2].channel_share == 0.5);
+  CHECK(phase_coverage(g, parse_gate("onehot:4", 8))[0].channel_share == 1);
 }
 
 TEST_CASE("per-channel gates: bad groups and shares are refused, saying why") {

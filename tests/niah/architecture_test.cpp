@@ -230,13 +230,42 @@ TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section
   };
   CHECK((geometry("v4-csa").window == 8 && geometry("v4-csa").stride == 4));
   CHECK((geometry("v4-hca").window == 128 && geometry("v4-hca").stride == 128));
-  CHECK((geometry("v41-csa").window == 4 && geometry("v41-csa").stride == 2));
+  CHECK((geometry("v41-csa").window == 2 && geometry("v41-csa").stride == 2));
   CHECK((geometry("nsa").window == 32 && geometry("nsa").stride == 16));
-  CHECK(load_architecture("v4-csa").file == "presets/v4-csa.toml");
+  const auto v4 = load_architecture("v4-csa");
+  CHECK(v4.file == "presets/v4-csa.toml");
+  // V4 as the public code has it: a per-channel gate, one cache read by 64 query heads, the
+  // older half-window through the other half of the projection (rho stated: 0).
+  REQUIRE(v4.heads.size() == 64);
+  CHECK(v4.key_heads() == std::vector<int>(64, 0));
+  CHECK(v4.heads.front().gate.per_channel());
+  CHECK(v4.heads.front().split_rho == 0);
+  CHECK(load_architecture("v41-csa").heads.front().gate.per_channel());
+  CHECK(load_architecture("v4-hca").heads.size() == 64);
   CHECK_THROWS_WITH_AS(load_architecture("v5"),
                        "invalid --arch v5 (no such file, and no preset of that name: nsa, "
                        "v4-csa, v4-hca, v41-csa)",
                        InputError);
+}
+
+// The published tables (shared/reference/published_figures.json; MODEL.md sections 1 and 8)
+// at the betas the presets' comments give (the fits of experiments/v4-calibration and
+// v41-stride2): V4-Flash-Base's best and worst groups, V4.1-Flash's even/odd midpoints. The
+// presets' shares are the fits' rounded to 6 digits, so the table holds to about 1e-4.
+TEST_CASE("presets: v4-csa and v41-csa reproduce the published tables at their fitted beta") {
+  const auto table = [](const std::string& preset, double beta) {
+    NiahSpec s;
+    s.architecture = load_architecture(preset);
+    s.beta = beta;
+    s.context = 131072;
+    return test::run_spec(s, "analytic").summary;
+  };
+  const auto v4 = table("v4-csa", 11.6944);
+  CHECK(v4.best == doctest::Approx(0.699).epsilon(1e-3));
+  CHECK(v4.worst == doctest::Approx(0.297).epsilon(1e-3));
+  const auto v41 = table("v41-csa", 7.7235);
+  CHECK(v41.best == doctest::Approx(0.95).epsilon(1e-3));
+  CHECK(v41.worst == doctest::Approx(0.8975).epsilon(1e-3));
 }
 
 TEST_CASE("a one-layer architecture is the shorthand: the same model, the same outcomes") {

@@ -29,10 +29,16 @@ std::vector<PhaseCoverage> phase_coverage(const Geometry& geometry, const Gate& 
   const auto groups = gate.per_channel()
                           ? gate.channels
                           : std::vector<ChannelGroup>{{gate.weights, 1.0, gate.spec}};
+  // A group whose largest weight is tied over several slots (a uniform gate) is on each of
+  // them alike: its share is split evenly over the tied slots, not given to the first.
   for (const auto& group : groups) {
-    const auto top = std::max_element(group.weights.begin(), group.weights.end());
-    const int slot = static_cast<int>(top - group.weights.begin());
-    phases[static_cast<std::size_t>(geometry.phase_of_slot(slot))].channel_share += group.share;
+    const double top = *std::max_element(group.weights.begin(), group.weights.end());
+    const auto tied = std::count(group.weights.begin(), group.weights.end(), top);
+    for (int s = 0; s < geometry.window; ++s) {
+      if (group.weights[static_cast<std::size_t>(s)] != top) continue;
+      phases[static_cast<std::size_t>(geometry.phase_of_slot(s))].channel_share +=
+          group.share / static_cast<double>(tied);
+    }
   }
   return phases;
 }

@@ -19,7 +19,8 @@ struct PhaseCoverage {
   double best_weight = 0;      ///< g of that slot
   double best_normalized = 0;  ///< u of that slot (slot_laws: g_s / ||g||_2 for one gate)
   /// The share of channels whose gate puts its largest weight on a slot of phi (a per-channel
-  /// gate spreads its groups over phases; one gate puts every channel on its best phase).
+  /// gate spreads its groups over phases; one gate puts every channel on its best phase). A
+  /// tie (a uniform gate) splits a group's share evenly over its tied slots.
   double channel_share = 0;
 };
 

@@ -60,6 +60,9 @@ struct NiahModel {
   int key_head(int head) const {
     return key_heads.empty() ? head : key_heads[static_cast<std::size_t>(head)];
   }
+  /// The head whose outcome `head` repeats in every trial: its cache's first query head when
+  /// no query noise tells the query heads apart (they attend alike), itself otherwise.
+  int alike_head(int head) const { return query_noise > 0 ? head : key_head(head); }
   /// True when some other head reads the same cache as `head`.
   bool shares_cache(int head) const;
   /// The largest window of any head (what a workspace for every head needs).
