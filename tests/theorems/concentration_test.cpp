@@ -133,6 +133,13 @@ TEST_CASE("channel shares: the optimum is the best equal split, except next to k
   CHECK(opt.objective > split_value(o, 2) + 3e-3);
   CHECK(opt.summary.k_effective == 2);
   CHECK(std::abs(opt.summary.max_weight - 0.69314) < 1e-4);
+  // The "one share and a smaller one" start finds it without random starts' luck.
+  OptimizeSettings one_start;
+  one_start.restarts = 1;
+  one_start.seed = 7;
+  const auto found = optimize_gate(o, one_start);
+  CHECK(found.objective == doctest::Approx(opt.objective).epsilon(1e-9));
+  CHECK(found.best_start.starts_with("split:1+half"));
 }
 
 TEST_CASE("one gate's equal split is at least the channel shares' for every k") {

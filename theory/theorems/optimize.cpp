@@ -90,7 +90,10 @@ struct Start {
   std::vector<double> logits;
 };
 
-// The k heaviest-weighted phases with slots, one slot each (the newest), k = 1..K.
+// The k heaviest-weighted phases with slots, one slot each (the newest), k = 1..K. For channel
+// shares also k of them and a (k+1)-th at half their weight: the optima there are k equal shares
+// and at most one smaller (THEORY.md, "T1 for channel allocations"), a shape that equal-split
+// starts flow away from and random starts find only by chance.
 std::vector<Start> split_starts(const Objective& objective) {
   const auto& geometry = objective.geometry;
   const auto w = objective.weights();
@@ -104,7 +107,13 @@ std::vector<Start> split_starts(const Objective& objective) {
   std::vector<Start> starts;
   std::vector<int> slots;
   for (int phi : phases) {
-    slots.push_back(geometry.slots_of_phase(phi).back());
+    const int slot = geometry.slots_of_phase(phi).back();
+    if (objective.model == RetentionModel::channels && !slots.empty()) {
+      auto logits = split_logits(geometry.window, slots);
+      logits[static_cast<std::size_t>(slot)] = std::log(0.5);
+      starts.push_back({"split:" + std::to_string(slots.size()) + "+half", std::move(logits)});
+    }
+    slots.push_back(slot);
     starts.push_back(
         {"split:" + std::to_string(slots.size()), split_logits(geometry.window, slots)});
   }
