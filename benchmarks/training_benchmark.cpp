@@ -24,8 +24,7 @@ void BM_ContextGradient(benchmark::State& state) {
   const phasesim::training::LabSpec spec;
   const auto theta = phasesim::training::initial_parameters(spec);
   phasesim::training::LayerWorkspace workspace(spec.model);
-  phasesim::training::LayerParameters gradient(spec.model.heads, spec.model.geometry.window,
-                                               spec.model.dim);
+  phasesim::training::LayerParameters gradient(spec.model);
   phasesim::training::draw_training_context(spec.model, 1, 0, 0, workspace.context);
   const auto context = workspace.context;
   for (auto _ : state) {
