@@ -56,6 +56,16 @@ void add_model_options(CLI::App& cmd, training::LayerModel& m) {
   cmd.add_flag("--content,!--no-content", m.content,
                "Learn the gate's content term a_h . x_t (--no-content: a = 0)")
       ->capture_default_str();
+  cmd.add_flag("--per-channel", m.per_channel,
+               "A gate per channel: bias W x d and content matrix d x d per head (V4's ape)");
+  cmd.add_option("--query-heads", m.query_heads,
+                 "K query heads read each head's cache, each its own query noise and lambda")
+      ->capture_default_str();
+  cmd.add_flag("--query-projection", m.query_projection,
+               "Each query head learns a d x d projection of its query (identity at step 0)");
+  cmd.add_option("--split-rho", m.split_rho,
+                 "Older slots read rho x_t + sqrt(1 - rho^2) x''_t (split projections)")
+      ->capture_default_str();
   cmd.add_option("--beta-out", m.beta_out, "Output loss scale beta_o in l(beta_o m)")
       ->capture_default_str();
   cmd.add_option("--answers", m.loss.answers, "M competing answers in l(z) = log(1 + M e^-z)")

@@ -238,6 +238,12 @@ std::vector<ChannelLogits> channel_groups(const LayerParameters& parameters, int
   return groups;
 }
 
+std::string ChannelLogits::spec() const {
+  std::string text = "logits:";
+  for (std::size_t s = 0; s < logits.size(); ++s) text += (s ? "," : "") + format_number(logits[s]);
+  return text;
+}
+
 Gate trained_gate(const LayerParameters& parameters, int h) {
   const std::string name = "trained head " + std::to_string(h);
   if (parameters.channels() == 1) {
@@ -246,12 +252,9 @@ Gate trained_gate(const LayerParameters& parameters, int h) {
   }
   std::vector<ChannelGroup> groups;
   for (const auto& group : channel_groups(parameters, h)) {
-    std::string spec = "logits:";
-    for (std::size_t s = 0; s < group.logits.size(); ++s) {
-      spec += (s ? "," : "") + format_number(group.logits[s]);
-    }
-    auto gate = gate_from_logits(group.logits, spec);
-    groups.push_back({std::move(gate.weights), double(group.count) / parameters.channels(), spec});
+    auto gate = gate_from_logits(group.logits, group.spec());
+    groups.push_back({std::move(gate.weights), double(group.count) / parameters.channels(),
+                      std::move(gate.spec)});
   }
   return gate_from_channels(std::move(groups), name);
 }

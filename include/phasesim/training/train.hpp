@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "phasesim/core/budget.hpp"
@@ -88,6 +89,7 @@ RowMatrix channel_gates(const LayerParameters& parameters, int h);
 struct ChannelLogits {
   std::vector<double> logits;  ///< b_{h,s,c}, s = 0..W-1
   int count = 0;               ///< channels with these logits; the group's share is count / C
+  std::string spec() const;    ///< logits:b_0,...,b_{W-1}, every digit that reads back
 };
 std::vector<ChannelLogits> channel_groups(const LayerParameters& parameters, int h);
 
