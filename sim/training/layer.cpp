@@ -445,6 +445,16 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
   }
 }
 
+// sum_t E(t, :)^T Y(t, :) into `out` (d x d), added token by token: each coefficient summed
+// in token order, as a lazy product would, but over rows (E^T Y's lazy product strides down
+// columns: 70% of a step at d 64).
+void add_token_outer_products(Eigen::Map<const RowMatrix> E, const RowMatrix& Y,
+                              Eigen::Map<RowMatrix> out) {
+  for (Eigen::Index t = 0; t < E.rows(); ++t) {
+    for (Eigen::Index c = 0; c < E.cols(); ++c) out.row(c) += E(t, c) * Y.row(t);
+  }
+}
+
 // dLoss/da (or dLoss/dA_h) from the token gradients: E X (+ E~ X~), or E_h^T X per head.
 void content_gradient(const LayerModel& model, const LayerContext& context, const LayerWorkspace& w,
                       LayerParameters& gradient) {
@@ -457,11 +467,12 @@ void content_gradient(const LayerModel& model, const LayerContext& context, cons
   } else {
     const auto L = model.context;
     for (int h = 0; h < model.heads; ++h) {
-      const Eigen::Map<const RowMatrix> E(w.token_gradient.row(h).data(), L, model.dim);
-      gradient.head_content(h).noalias() = E.transpose().lazyProduct(context.tokens);
+      gradient.head_content(h).setZero();
+      add_token_outer_products({w.token_gradient.row(h).data(), L, model.dim}, context.tokens,
+                               gradient.head_content(h));
       if (!split) continue;
-      const Eigen::Map<const RowMatrix> E_older(w.older_gradient.row(h).data(), L, model.dim);
-      gradient.head_content(h).noalias() += E_older.transpose().lazyProduct(context.older_tokens);
+      add_token_outer_products({w.older_gradient.row(h).data(), L, model.dim}, context.older_tokens,
+                               gradient.head_content(h));
     }
   }
 }
