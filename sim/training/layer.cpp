@@ -22,6 +22,11 @@ constexpr std::int64_t kMaxEmbeddingValues = std::int64_t{1} << 24;  // L d per 
 constexpr std::int64_t kMaxParameters = std::int64_t{1} << 24;       // theta, and its gradients
 constexpr int kMaxHeads = 1024;  // H K query heads: an index of the query noise's stream
 constexpr int kMaxDim = 4096;
+// A gate's factored exponentials exp(b_s - max b) exp(c_t - max c) are exact to rounding
+// when they sum above this: their largest is then a normal double, and any subnormal one (whose
+// last bits are lost) lies below its last bit. Below it (content logits hundreds of nats apart)
+// the gate is the exact softmax instead; no trained layer of the lab comes near it.
+constexpr double kSmallestFactoredSum = 1e-250;
 
 // Tokens x_t ~ N(0, I/d) at index t of `tokens`; the older keys rho x_t + sqrt(1 - rho^2) x''_t
 // with x''_t at index t of `older` (split projections only); query i is x_p + sigma_q eps_i
@@ -116,7 +121,7 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
     g[s] = s < first ? 0.0 : w.slot_weights[s] * (model.content ? logits(h, t0 + s) : 1.0);
     sum += g[s];
   }
-  if (!(sum > 0 && std::isfinite(sum))) {  // content logits far apart: exact softmax
+  if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) {  // logits far apart: exact softmax
     const auto b = parameters.bias().row(h);
     const auto a = parameters.content().row(h);
     double top = -std::numeric_limits<double>::infinity();
@@ -284,7 +289,7 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
     for (int c = 0; c < d; ++c) {
       double sum = 0;
       for (int s = first; s < W; ++s) sum += g(s, c);
-      if (!(sum > 0 && std::isfinite(sum))) {
+      if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) {
         sum = exact_channel_gate(model, parameters, context, h, j, c, g);
       }
       for (int s = first; s < W; ++s) g(s, c) /= sum;

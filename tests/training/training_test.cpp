@@ -114,14 +114,16 @@ Reference reference(const LayerModel& m, const LayerParameters& p, const LayerCo
       for (int ch = 0; ch < d; ++ch) {
         const int gate = m.per_channel ? ch : 0;
         std::vector<double> z(static_cast<std::size_t>(W), 0.0);
-        double total = 0;
-        for (int s = 0; s < W; ++s) {
-          const auto t = m.geometry.position(j, s);
-          if (t < 0) continue;
-          const Eigen::VectorXd k = (s < older ? c.older_tokens : c.tokens).row(t).transpose();
-          const double content = p.head_content(h).row(gate).dot(k);
-          z[std::size_t(s)] = std::exp(p.head_bias(h)(s, gate) + content);
-          total += z[std::size_t(s)];
+        double total = 0, top = -1e300;  // exp(z - max z): logits far apart do not overflow
+        for (int pass = 0; pass < 2; ++pass) {
+          for (int s = 0; s < W; ++s) {
+            const auto t = m.geometry.position(j, s);
+            if (t < 0) continue;
+            const Eigen::VectorXd k = (s < older ? c.older_tokens : c.tokens).row(t).transpose();
+            const double logit = p.head_bias(h)(s, gate) + p.head_content(h).row(gate).dot(k);
+            if (pass == 0) top = std::max(top, logit);
+            if (pass == 1) total += (z[std::size_t(s)] = std::exp(logit - top));
+          }
         }
         for (int s = 0; s < W; ++s) {
           const auto t = m.geometry.position(j, s);
@@ -183,6 +185,24 @@ TEST_CASE("the layer's loss and argmax are those of its definition") {
         CHECK(readers[std::size_t(r)].entry == expected.argmax[std::size_t(r)]);
       }
     }
+  }
+}
+
+TEST_CASE("content logits too far apart for the factored exponentials give the exact softmax") {
+  // exp(b_s - max b) exp(c_t - max c) underflows when c spreads over thousands: the layer then
+  // takes the softmax of each entry (each channel) directly.
+  for (const auto& v : {Variant{true, false, 0}, Variant{true, false, 0, false, 1, false, 0.6},
+                        Variant{true, true, 0, true, 2, false, 0.6}}) {
+    CAPTURE(v.per_channel);
+    const auto m = variant_model(v);
+    auto p = random_parameters(m, 13);
+    p.content() *= 4000;
+    LayerWorkspace w(m);
+    draw_training_context(m, 3, 0, 1, w.context);
+    const auto context = w.context;
+    const auto expected = reference(m, p, context);
+    CHECK(layer_loss(m, p, context, w, nullptr).loss ==
+          doctest::Approx(expected.loss).epsilon(1e-12));
   }
 }
 
