@@ -107,7 +107,8 @@ double pooled_norm(const LayerWorkspace& w, std::int64_t t0, int first, int wind
 }
 
 // The gate of entry j of head h: softmax over its existing slots of b_s + c_t, computed as
-// exp(b_s - max b) exp(c_t - max c) normalized, or directly if that product underflows.
+// exp(b_s - max b) exp(c_t - max c) normalized, or directly when their sum is too small to be
+// exact.
 void entry_gate(const LayerModel& model, const LayerParameters& parameters,
                 const LayerContext& context, int h, const LayerWorkspace& w, std::int64_t j,
                 double* g) {
@@ -225,7 +226,7 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
 }
 
 // The exact softmax over the existing slots of channel c of entry j, unnormalized into column
-// c of `g`, for when the factored exponentials underflow; returns its sum.
+// c of `g`, for when the factored exponentials sum below kSmallestFactoredSum; returns its sum.
 double exact_channel_gate(const LayerModel& model, const LayerParameters& parameters,
                           const LayerContext& context, int h, std::int64_t j, int c,
                           Eigen::Map<RowMatrix>& g) {
@@ -283,8 +284,9 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
     g.topRows(first).setZero();
     for (int s = first; s < W; ++s) {
       g.row(s) = slot.row(s);
-      if (model.content)
+      if (model.content) {
         g.row(s).array() *= (s < older ? older_logits : newer_logits).row(t0 + s).array();
+      }
     }
     for (int c = 0; c < d; ++c) {
       double sum = 0;
@@ -328,16 +330,27 @@ double attend(const LayerModel& model, const LayerParameters& parameters, int r,
   return mass;
 }
 
+// Starts head h's query heads' part of the gradient: their log-lambda gradient at 0 (delta r
+// is added entry by entry, times lambda at the end) and their lambdas in w.reader_lambda.
+void start_readers(const LayerModel& model, const LayerParameters& parameters, int h,
+                   LayerWorkspace& w, LayerParameters& gradient) {
+  for (int k = 0; k < model.query_heads; ++k) {
+    const int r = h * model.query_heads + k;
+    gradient.log_lambda()[r] = 0;
+    w.reader_lambda[k] = portable::exp(parameters.log_lambda()[r]);
+  }
+}
+
 // dLoss/d(lambda_r r_{r,j}) = coef alpha_{r,j} ([j holds p] - m_r) for the query heads of
-// head h at entry j, added into their log-lambda gradient as delta r (times lambda at the
-// end); lambda_r delta into w.reader_scale.
-void entry_deltas(const LayerModel& model, const LayerParameters& parameters, int h, std::int64_t j,
-                  double holds, double coef, LayerWorkspace& w, LayerParameters& gradient) {
+// head h at entry j, added into their log-lambda gradient as delta r; lambda_r delta into
+// w.reader_scale.
+void entry_deltas(const LayerModel& model, int h, std::int64_t j, double holds, double coef,
+                  LayerWorkspace& w, LayerParameters& gradient) {
   for (int k = 0; k < model.query_heads; ++k) {
     const int r = h * model.query_heads + k;
     const double delta = coef * w.attention(r, j) * (holds - w.head_mass[r]);
     gradient.log_lambda()[r] += delta * w.scores(r, j);
-    w.reader_scale[k] = portable::exp(parameters.log_lambda()[r]) * delta;
+    w.reader_scale[k] = w.reader_lambda[k] * delta;
   }
 }
 
@@ -356,14 +369,14 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
   db.setZero();
   if (model.content) w.token_gradient.row(h).setZero();
   if (model.content && older > 0) w.older_gradient.row(h).setZero();
+  start_readers(model, parameters, h, w, gradient);
   for (int k = 0; k < K; ++k) {
-    gradient.log_lambda()[h * K + k] = 0;
     if (model.query_projection) w.query_weights.row(h * K + k).setZero();
     if (model.query_projection && older > 0) w.older_query_weights.row(h * K + k).setZero();
   }
   double* v = w.slot_products.data();
   for (std::int64_t j = 0; j < N; ++j) {
-    entry_deltas(model, parameters, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
+    entry_deltas(model, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
     const double* g = w.gates.row(h * N + j).data();
     const int first = model.geometry.first_existing_slot(j);
     const std::int64_t t0 = model.geometry.position(j, 0);
@@ -416,13 +429,13 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
       model.content && older > 0 ? w.older_gradient.row(h).data() : nullptr, older > 0 ? L : 0, d);
   newer_gradient.setZero();
   older_gradient.setZero();
+  start_readers(model, parameters, h, w, gradient);
   for (int k = 0; k < K; ++k) {
-    gradient.log_lambda()[h * K + k] = 0;
     if (model.query_projection) w.query_gradient.row(h * K + k).setZero();
   }
   auto& gamma = w.key_gradient;
   for (std::int64_t j = 0; j < N; ++j) {
-    entry_deltas(model, parameters, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
+    entry_deltas(model, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
     const auto key = w.keys.row(h * N + j);
     const double squared = model.rms_norm ? w.squared_norms(h, j) : 1.0;
     if (!(squared > 0)) continue;
@@ -610,6 +623,7 @@ LayerWorkspace::LayerWorkspace(const LayerModel& model) {
   slot_products.resize(W);
   key_gradient.resize(model.per_channel ? d : 0);
   channel_max.resize(model.per_channel ? d : 0);
+  reader_lambda.resize(model.query_heads);
   reader_scale.resize(model.query_heads);
   reader_ratio.resize(model.query_heads);
   context.tokens.resize(L, d);
