@@ -137,6 +137,12 @@ TEST_CASE(
   CHECK(head["channels"]["phase_share_trajectory"].size() == 4);
   CHECK(head["channels"]["phase_share_trajectory"][0] ==
         head["channels"]["initial"]["phase_share"]);
+  // A gate file has no place for query heads or rho: its top level says them.
+  const auto file = nlohmann::json::parse(phasesim::test::read_text(gates));
+  CHECK(file["query_heads"] == 3);
+  CHECK(file["split_rho"] == 0.5);
+  REQUIRE(file["gates"][0]["channels"].size() >= 1);
+  CHECK(file["gates"][0]["channels"][0]["gate"].get<std::string>().starts_with("logits:"));
   // niah reads the per-channel gates: their mean over channels is the head's final gate.
   const auto niah = run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4");
   CHECK(niah["heads"] == 2);
