@@ -469,8 +469,9 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
     const std::int64_t t0 = model.geometry.position(j, 0);
     for (int s = first; s < W; ++s) {
       const std::int64_t t = t0 + s;
-      const Eigen::RowVectorXd e = g.row(s).array() * gamma.transpose().array() *
-                                   (key_row(context, older, s, t) - key).array();
+      auto& e = w.slot_channel_gradient;  // preallocated: this loop runs N_c W times a head
+      e = g.row(s).array() * gamma.transpose().array() *
+          (key_row(context, older, s, t) - key).array();
       db.row(s) += e;
       if (model.content) (s < older ? older_gradient : newer_gradient).row(t) += e;
     }
@@ -636,6 +637,7 @@ LayerWorkspace::LayerWorkspace(const LayerModel& model) {
   slot_weights.resize(W * C);
   slot_products.resize(W);
   key_gradient.resize(model.per_channel ? d : 0);
+  slot_channel_gradient.resize(model.per_channel ? d : 0);
   channel_max.resize(model.per_channel ? d : 0);
   reader_lambda.resize(model.query_heads);
   reader_scale.resize(model.query_heads);
