@@ -57,8 +57,9 @@ void add_lab_commands(py::module_& m) {
   m.def(
       "train",
       [](int window, int stride, int offset, int heads, int dim, std::int64_t context,
-         double query_noise, bool rms_norm, bool content, double beta_out, double answers,
-         int steps, int batch, double lr, double init_scale, std::optional<double> init_lambda,
+         double query_noise, bool rms_norm, bool content, bool per_channel, int query_heads,
+         bool query_projection, double split_rho, double beta_out, double answers, int steps,
+         int batch, double lr, double init_scale, std::optional<double> init_lambda,
          const py::int_& seed, int record_every, int log_every, int groups, int prompts,
          int threads, bool progress) {
         TrainArguments a;
@@ -70,6 +71,10 @@ void add_lab_commands(py::module_& m) {
         s.model.query_noise = query_noise;
         s.model.rms_norm = rms_norm;
         s.model.content = content;
+        s.model.per_channel = per_channel;
+        s.model.query_heads = query_heads;
+        s.model.query_projection = query_projection;
+        s.model.split_rho = split_rho;
         s.model.beta_out = beta_out;
         s.model.loss.answers = answers;
         s.steps = steps;
@@ -90,6 +95,8 @@ void add_lab_commands(py::module_& m) {
       "offset"_a = d.model.geometry.offset, "heads"_a = d.model.heads, "dim"_a = d.model.dim,
       "context"_a = d.model.context, "query_noise"_a = d.model.query_noise,
       "rms_norm"_a = d.model.rms_norm, "content"_a = d.model.content,
+      "per_channel"_a = d.model.per_channel, "query_heads"_a = d.model.query_heads,
+      "query_projection"_a = d.model.query_projection, "split_rho"_a = d.model.split_rho,
       "beta_out"_a = d.model.beta_out, "answers"_a = d.model.loss.answers, "steps"_a = d.steps,
       "batch"_a = d.batch, "lr"_a = d.adam.lr, "init_scale"_a = d.init_scale,
       "init_lambda"_a = py::none(), "seed"_a = d.seed, "record_every"_a = d.record_every,
@@ -99,7 +106,9 @@ void add_lab_commands(py::module_& m) {
 (`phasesim train`, docs/TRAINING.md).
 
 Model: window, stride, offset, heads, dim, context, query_noise, rms_norm, content (learn the
-gate's content term), beta_out, answers. Training: steps of Adam with lr, batch contexts per
+gate's content term), per_channel, query_heads, query_projection, split_rho (the real
+compressor: a gate per channel, K query heads a cache, their projections, split projections),
+beta_out, answers. Training: steps of Adam with lr, batch contexts per
 step, init_scale, init_lambda (default sqrt(dim), 1 with rms_norm), seed, record_every (gate
 trajectory and loss curve), log_every. Evaluation: groups, prompts. threads; progress=True
 shows the steps done on stderr. Returns the `train` document as a dict (gates, trajectory,

@@ -116,6 +116,11 @@ CASES = [
                           record_every=5, log_every=10, seed=4, init_lambda=2.0),
      "train --steps 20 --batch 4 --heads 2 --dim 8 --context 512 --prompts 16 "
      "--record-every 5 --log-every 10 --seed 4 --init-lambda 2.0"),
+    (phasesim.train, dict(steps=10, batch=4, heads=1, dim=8, context=256, prompts=8,
+                          per_channel=True, query_heads=2, query_projection=True,
+                          split_rho=0.5),
+     "train --steps 10 --batch 4 --heads 1 --dim 8 --context 256 --prompts 8 "
+     "--per-channel --query-heads 2 --query-projection --split-rho 0.5"),
 ]
 
 

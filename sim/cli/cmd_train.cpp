@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/train_table.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/training/report.hpp"
 
@@ -22,6 +23,7 @@ struct TrainOptions {
   bool progress = false;
   std::string json;
   std::string save_gates;
+  std::string save_arch;
 };
 
 int run_train(const training::LabSpec& spec, const TrainOptions& o, std::ostream& out) {
@@ -39,6 +41,11 @@ int run_train(const training::LabSpec& spec, const TrainOptions& o, std::ostream
   if (table) print_lab_result(spec, result, elapsed.count(), out);
   if (!o.save_gates.empty())
     write_json(o.save_gates, training::gates_document(spec, result.training.final));
+  if (!o.save_arch.empty()) {
+    on_root([&] {
+      write_file_atomically(o.save_arch, training::architecture_text(spec, result.training.final));
+    });
+  }
   write_json(o.json, training::lab_document(spec, result));
   return kSuccess;
 }
@@ -55,6 +62,16 @@ void add_model_options(CLI::App& cmd, training::LayerModel& m) {
   cmd.add_flag("--rms-norm", m.rms_norm, "RMS-normalize every pooled key");
   cmd.add_flag("--content,!--no-content", m.content,
                "Learn the gate's content term a_h . x_t (--no-content: a = 0)")
+      ->capture_default_str();
+  cmd.add_flag("--per-channel", m.per_channel,
+               "A gate per channel: bias W x d and content matrix d x d per head (V4's ape)");
+  cmd.add_option("--query-heads", m.query_heads,
+                 "K query heads read each head's cache, each its own query noise and lambda")
+      ->capture_default_str();
+  cmd.add_flag("--query-projection", m.query_projection,
+               "Each query head learns a d x d projection of its query (identity at step 0)");
+  cmd.add_option("--split-rho", m.split_rho,
+                 "Older slots read rho x_t + sqrt(1 - rho^2) x''_t (split projections)")
       ->capture_default_str();
   cmd.add_option("--beta-out", m.beta_out, "Output loss scale beta_o in l(beta_o m)")
       ->capture_default_str();
@@ -88,12 +105,15 @@ void add_options(CLI::App& cmd, TrainOptions& o) {
   add_json_option(cmd, o.json);
   cmd.add_option("--save-gates", o.save_gates,
                  "Write the trained gates as a gate file (niah --gates @FILE.json)");
+  cmd.add_option("--save-arch", o.save_arch,
+                 "Write the trained layer as an architecture file (niah --arch FILE.toml)");
 }
 
 // Output paths are checked before training, so that a typo does not cost the run.
 void check_outputs(const TrainOptions& o) {
   check_json_path(o.json);
   check_json_path(o.save_gates);
+  if (!o.save_arch.empty()) check_output_file(o.save_arch);
 }
 
 }  // namespace

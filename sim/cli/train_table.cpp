@@ -20,17 +20,51 @@ std::string phase_list(const std::vector<int>& phases) {
   return join(items, ", ");
 }
 
-void print_heads(const training::LabResult& result, std::ostream& out) {
+// lambda of every query head of head h's cache.
+std::string lambdas(const training::LabSpec& spec, const training::LayerParameters& theta, int h) {
+  std::vector<std::string> items;
+  for (int k = 0; k < spec.model.query_heads; ++k) {
+    items.push_back(fixed(std::exp(theta.log_lambda()[h * spec.model.query_heads + k]), 3));
+  }
+  return join(items, " ");
+}
+
+void print_heads(const training::LabSpec& spec, const training::LabResult& result,
+                 std::ostream& out) {
   Table table({"head", "initial slot (phase)", "final slot (phase)", "max weight", "phase coverage",
-               "lambda", "|a|"});
+               spec.model.query_heads > 1 ? "lambda per query head" : "lambda",
+               spec.model.per_channel ? "|A|" : "|a|"});
   const auto& heads = result.heads;
   const auto& theta = result.training.final;
   for (std::size_t h = 0; h < heads.final.size(); ++h) {
     const auto i = static_cast<Eigen::Index>(h);
     table.add_row({std::to_string(h), slot_phase(heads.initial[h]), slot_phase(heads.final[h]),
                    fixed(heads.final_max_weight[h], 4), fixed(heads.final_phase_coverage[h], 4),
-                   fixed(std::exp(theta.log_lambda()[i]), 3),
+                   lambdas(spec, theta, static_cast<int>(h)),
                    fixed(theta.content().row(i).norm(), 3)});
+  }
+  table.print(out);
+}
+
+std::string shares(const std::vector<double>& phase_share) {
+  std::vector<std::string> items;
+  for (double share : phase_share) items.push_back(fixed(share, 3));
+  return join(items, " ");
+}
+
+// A gate per channel: the share of each head's channels per phase (the per-channel coverage)
+// and its entropy, at the start and at the end.
+void print_channels(const training::LabSpec& spec, const training::LabHeads& heads,
+                    std::ostream& out) {
+  out << "\nchannels per phase (share of the " << spec.model.dim
+      << " channels whose gate's argmax has that phase; entropy in nats, log S = "
+      << fixed(std::log(double(spec.model.geometry.stride)), 3) << " when even):\n";
+  Table table({"head", "initial share per phase", "entropy", "final share per phase", "entropy"});
+  for (std::size_t h = 0; h < heads.final_channels.size(); ++h) {
+    const auto& start = heads.initial_channels[h];
+    const auto& end = heads.final_channels[h];
+    table.add_row({std::to_string(h), shares(start.phase_share), fixed(start.entropy, 3),
+                   shares(end.phase_share), fixed(end.entropy, 3)});
   }
   table.print(out);
 }
@@ -96,7 +130,11 @@ void print_lab_header(const training::LabSpec& spec, std::ostream& out) {
       << (m.geometry.offset > 0 ? " offset " + std::to_string(m.geometry.offset) : "") << ", "
       << counted(m.heads, "head") << ", dim " << m.dim << ", query noise " << m.query_noise
       << (m.rms_norm ? ", rms-norm" : "") << (m.content ? ", content term" : ", no content term")
-      << ", context " << m.context << " (" << counted(m.entries(), "entry", "entries") << "), "
+      << (m.per_channel ? ", a gate per channel" : "")
+      << (m.query_heads > 1 ? ", " + std::to_string(m.query_heads) + " query heads a head" : "")
+      << (m.query_projection ? ", query projections" : "")
+      << (m.split_rho < 1 ? ", split rho " + format_number(m.split_rho) : "") << ", context "
+      << m.context << " (" << counted(m.entries(), "entry", "entries") << "), "
       << counted(spec.steps, "step") << " of batch " << spec.batch << ", lr " << spec.adam.lr
       << ", init scale " << spec.init_scale << ", seed " << spec.seed << '\n';
 }
@@ -104,8 +142,9 @@ void print_lab_header(const training::LabSpec& spec, std::ostream& out) {
 void print_lab_result(const training::LabSpec& spec, const training::LabResult& result,
                       double seconds, std::ostream& out) {
   out << '\n';
-  print_heads(result, out);
+  print_heads(spec, result, out);
   print_phases(spec, result.heads, out);
+  if (spec.model.per_channel) print_channels(spec, result.heads, out);
   print_table(spec, result.evaluation, out);
   out << fixed(seconds, 1) << " s\n";
 }

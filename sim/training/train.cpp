@@ -7,6 +7,7 @@
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
+#include "phasesim/core/random.hpp"
 #include "phasesim/engines/analytic_engine.hpp"
 #include "phasesim/engines/plan.hpp"
 #include "phasesim/model/coverage.hpp"
@@ -19,19 +20,17 @@ namespace {
 constexpr int kMaxSteps = 10000000;
 constexpr int kMaxBatch = 65536;  // the batch index shares a 32-bit counter word with the stream
 
-// The evaluation protocol with the positional gates of `parameters` as the model's gates:
-// the spec `niah` would get from --save-gates.
+// The evaluation protocol with the trained gates of `parameters` as the model's gates, one
+// reader per head: the spec `niah` would get from --save-gates (and --split-rho).
 niah::NiahSpec evaluation_spec(const LabSpec& spec, const LayerParameters& parameters) {
   niah::NiahSpec niah;
   niah.geometry = spec.model.geometry;
-  const auto gates = positional_gates(parameters);
-  for (Eigen::Index h = 0; h < gates.rows(); ++h) {
-    niah.gate_values.push_back(gate_from_weights({gates.row(h).begin(), gates.row(h).end()},
-                                                 "trained head " + std::to_string(h)));
-  }
+  for (int h = 0; h < spec.model.heads; ++h)
+    niah.gate_values.push_back(trained_gate(parameters, h));
   niah.dim = spec.model.dim;
   niah.query_noise = spec.model.query_noise;
   niah.rms_norm = spec.model.rms_norm;
+  niah.split_rho = spec.model.split_rho;
   niah.context = spec.model.context;
   niah.groups = spec.groups;
   niah.prompts = spec.prompts;
@@ -39,11 +38,11 @@ niah::NiahSpec evaluation_spec(const LabSpec& spec, const LayerParameters& param
   return niah;
 }
 
-// Argmax retrieval of every head in every trial of the run, on fresh contexts.
+// Argmax retrieval of every query head in every trial of the run, on fresh contexts.
 niah::OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters& parameters,
                                       const niah::NiahRun& run, const Parallel& parallel) {
   const auto& model = spec.model;
-  niah::OutcomeTable table(run.needles.trials(), model.heads);
+  niah::OutcomeTable table(run.needles.trials(), model.readers());
   training::WorkspacePool pool(model);
   parallel_for(
       parallel, run.needles.trials(), [&] { return pool.lease(); },
@@ -52,11 +51,11 @@ niah::OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters
         const auto trial = static_cast<std::uint32_t>(i);
         draw_evaluation_context(model, spec.seed, trial, run.needles.position(spec.seed, trial),
                                 w.context);
-        std::vector<niah::Argmax> heads(static_cast<std::size_t>(model.heads));
-        layer_argmax(model, parameters, w.context, w, heads);
-        for (int h = 0; h < model.heads; ++h) {
-          const auto entry = heads[static_cast<std::size_t>(h)].entry;
-          table.set(i, h, model.geometry.holds(entry, w.context.needle));
+        std::vector<niah::Argmax> readers(static_cast<std::size_t>(model.readers()));
+        layer_argmax(model, parameters, w.context, w, readers);
+        for (int r = 0; r < model.readers(); ++r) {
+          const auto entry = readers[static_cast<std::size_t>(r)].entry;
+          table.set(i, r, model.geometry.holds(entry, w.context.needle));
         }
       });
   return table;
@@ -151,9 +150,19 @@ WorkEstimate LabSpec::estimate() const {
   // 4x the context took 4.5x: about 15 ns plus 3 ns a head per token and dimension.
   const double values =
       static_cast<double>(steps) * batch * static_cast<double>(model.context) * model.dim;
-  // A thread's context: embeddings, keys and their gradients.
-  const double bytes = 4.0 * 8 * static_cast<double>(model.context) * model.dim;
-  return {values * (15e-9 + 3e-9 * model.heads), bytes};
+  // A thread's context: embeddings, keys and their gradients (twice with split projections).
+  const double split = model.older_slots() > 0 ? 2 : 1;
+  double bytes = 4.0 * 8 * split * static_cast<double>(model.context) * model.dim;
+  double per_value = 15e-9 + 3e-9 * model.heads + 1e-9 * (model.readers() - model.heads);
+  if (model.per_channel) {
+    // C = X A_h^T and dA_h = E_h^T X (2 d multiply-adds a value, each head; measured: 0.12 s of
+    // CPU a step of BM_TrainStepRealCompressor, 1 ns a head, value and dimension with the
+    // rest), and the gates of every entry and channel held for the backward pass.
+    per_value += split * 1e-9 * model.heads * model.dim;
+    bytes += 8.0 * model.heads * static_cast<double>(model.entries()) * model.geometry.window *
+             model.dim;
+  }
+  return {values * per_value, bytes};
 }
 
 double LabSpec::default_lambda() const {
@@ -162,17 +171,39 @@ double LabSpec::default_lambda() const {
 
 LayerParameters initial_parameters(const LabSpec& spec) {
   const auto& m = spec.model;
-  LayerParameters theta(m.heads, m.geometry.window, m.dim);
+  LayerParameters theta(m);
   for (int h = 0; h < m.heads; ++h) {
-    const auto logits = random_logits(spec.seed + static_cast<std::uint64_t>(h), spec.init_scale,
-                                      m.geometry.window);
-    for (int s = 0; s < m.geometry.window; ++s) theta.bias()(h, s) = logits[std::size_t(s)];
+    if (!m.per_channel) {
+      const auto logits = random_logits(spec.seed + static_cast<std::uint64_t>(h), spec.init_scale,
+                                        m.geometry.window);
+      for (int s = 0; s < m.geometry.window; ++s) theta.bias()(h, s) = logits[std::size_t(s)];
+      continue;
+    }
+    // random_logits draws index 0 of this stream: channel 0 starts at random:SEED+h:SCALE.
+    const RandomStream stream(spec.seed + static_cast<std::uint64_t>(h), 0, 0, Stream::gate_init);
+    auto b = theta.head_bias(h);
+    for (int s = 0; s < m.geometry.window; ++s) {
+      for (int c = 0; c < m.dim; ++c) {
+        b(s, c) = spec.init_scale *
+                  stream.normal(static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(s));
+      }
+    }
   }
   theta.log_lambda().setConstant(portable::log(spec.init_lambda.value_or(spec.default_lambda())));
+  if (m.query_projection) {
+    for (int r = 0; r < m.readers(); ++r) theta.projection(r).setIdentity();
+  }
   return theta;
 }
 
 RowMatrix positional_gates(const LayerParameters& parameters) {
+  if (parameters.channels() > 1) {
+    RowMatrix gates(parameters.heads(), parameters.window());
+    for (int h = 0; h < parameters.heads(); ++h) {
+      gates.row(h) = channel_gates(parameters, h).colwise().mean();
+    }
+    return gates;
+  }
   RowMatrix gates = parameters.bias();
   for (Eigen::Index h = 0; h < gates.rows(); ++h) {
     auto row = gates.row(h).array();
@@ -182,17 +213,93 @@ RowMatrix positional_gates(const LayerParameters& parameters) {
   return gates;
 }
 
+RowMatrix channel_gates(const LayerParameters& parameters, int h) {
+  RowMatrix gates = parameters.head_bias(h).transpose();
+  for (Eigen::Index c = 0; c < gates.rows(); ++c) {
+    const double top = gates.row(c).maxCoeff();
+    for (auto& g : gates.row(c)) g = portable::exp(g - top);
+    gates.row(c) /= gates.row(c).sum();
+  }
+  return gates;
+}
+
+std::vector<ChannelLogits> channel_groups(const LayerParameters& parameters, int h) {
+  const auto b = parameters.head_bias(h);
+  std::vector<ChannelLogits> groups;
+  for (Eigen::Index c = 0; c < b.cols(); ++c) {
+    const std::vector<double> logits(b.col(c).begin(), b.col(c).end());
+    auto same = std::find_if(groups.begin(), groups.end(),
+                             [&](const ChannelLogits& g) { return g.logits == logits; });
+    if (same == groups.end()) {
+      groups.push_back({logits, 1});
+    } else {
+      ++same->count;
+    }
+  }
+  return groups;
+}
+
+std::string ChannelLogits::spec() const {
+  std::string text = "logits:";
+  for (std::size_t s = 0; s < logits.size(); ++s) text += (s ? "," : "") + format_number(logits[s]);
+  return text;
+}
+
+Gate trained_gate(const LayerParameters& parameters, int h) {
+  const std::string name = "trained head " + std::to_string(h);
+  if (parameters.channels() == 1) {
+    const auto gates = positional_gates(parameters);
+    return gate_from_weights({gates.row(h).begin(), gates.row(h).end()}, name);
+  }
+  std::vector<ChannelGroup> groups;
+  for (const auto& group : channel_groups(parameters, h)) {
+    auto gate = gate_from_logits(group.logits, group.spec());
+    groups.push_back({std::move(gate.weights), double(group.count) / parameters.channels(),
+                      std::move(gate.spec)});
+  }
+  return gate_from_channels(std::move(groups), name);
+}
+
+ChannelPhases channel_phases(const Geometry& geometry, const LayerParameters& parameters, int h) {
+  const auto b = parameters.head_bias(h);
+  const auto d = static_cast<double>(b.cols());
+  ChannelPhases channels;
+  channels.phase_share.assign(static_cast<std::size_t>(geometry.stride), 0.0);
+  for (Eigen::Index c = 0; c < b.cols(); ++c) {
+    Eigen::Index slot = 0;
+    b.col(c).maxCoeff(&slot);  // the gate's argmax; ties: the lower slot
+    channels.slot.push_back(static_cast<int>(slot));
+    channels.phase.push_back(geometry.phase_of_slot(static_cast<int>(slot)));
+    channels.phase_share[static_cast<std::size_t>(channels.phase.back())] += 1 / d;
+  }
+  for (const double share : channels.phase_share) {
+    if (share > 0) channels.entropy -= share * portable::log(share);
+  }
+  return channels;
+}
+
 LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
                         const LabProgressCallback& progress) {
   const auto& model = spec.model;
   const auto initial = initial_parameters(spec);
-  LabTraining run{initial, initial, {0}, {positional_gates(initial)}, {}};
+  LabTraining run{initial, initial, {0}, {positional_gates(initial)}, {}, {}};
   auto& theta = run.final;
+  const auto record_channels = [&] {
+    if (!model.per_channel) return;
+    RowMatrix shares(model.heads, model.geometry.stride);
+    for (int h = 0; h < model.heads; ++h) {
+      const auto phases = channel_phases(model.geometry, theta, h);
+      for (int phi = 0; phi < model.geometry.stride; ++phi) {
+        shares(h, phi) = phases.phase_share[std::size_t(phi)];
+      }
+    }
+    run.phase_share_trajectory.push_back(std::move(shares));
+  };
+  record_channels();
   Adam adam(theta.values().size(), spec.adam);
   training::WorkspacePool pool(model);
-  std::vector<LayerParameters> gradients(
-      static_cast<std::size_t>(spec.batch),
-      LayerParameters(model.heads, model.geometry.window, model.dim));
+  std::vector<LayerParameters> gradients(static_cast<std::size_t>(spec.batch),
+                                         LayerParameters(model));
   std::vector<double> losses(static_cast<std::size_t>(spec.batch));
   Eigen::VectorXd mean_gradient(theta.values().size());
   double recorded_loss = 0, logged_loss = 0;
@@ -209,6 +316,7 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
       const int since = done - run.trajectory_steps.back();
       run.trajectory_steps.push_back(done);
       run.trajectory.push_back(positional_gates(theta));
+      record_channels();
       run.loss_curve.push_back({done, recorded_loss / since});
       recorded_loss = 0;
     }
@@ -269,6 +377,12 @@ LabHeads lab_heads(const LabSpec& spec, const LabTraining& training) {
     ++heads.heads_per_phase[static_cast<std::size_t>(final.phase)];
     heads.kept_slot += initial.slot == final.slot ? 1 : 0;
     heads.kept_phase += initial.phase == final.phase ? 1 : 0;
+  }
+  if (spec.model.per_channel) {
+    for (int h = 0; h < spec.model.heads; ++h) {
+      heads.initial_channels.push_back(channel_phases(geometry, training.initial, h));
+      heads.final_channels.push_back(channel_phases(geometry, training.final, h));
+    }
   }
   heads.blind_phases = blind_phases(geometry.stride, heads.final);
   heads.initial_blind_phases = blind_phases(geometry.stride, heads.initial);

@@ -105,6 +105,69 @@ TEST_CASE("train --save-gates writes a gate file that niah (and its --knockout) 
   CHECK(knockout["knockout_result"]["head"] == 1);
 }
 
+TEST_CASE(
+    "train on the real compressor: channels per phase, query heads, a per-channel gate file") {
+  const phasesim::test::TempDir dir("train-channels");
+  const auto gates = (dir / "gates.json").string();
+  const auto doc = run_json(kTiny +
+                            " --per-channel --query-heads 3 --query-projection --split-rho 0.5 "
+                            "--save-gates " +
+                            gates);
+  CHECK(doc["per_channel"] == true);
+  CHECK(doc["query_heads"] == 3);
+  CHECK(doc["query_projection"] == true);
+  CHECK(doc["split_rho"] == 0.5);
+  CHECK(doc.contains("query_heads_note"));
+  const auto& head = doc["per_head"][1];
+  REQUIRE(head["query_heads"].size() == 3);
+  CHECK(head["query_heads"][2]["lambda"].get<double>() > 0);
+  CHECK(head["query_heads"][2].contains("projection_change"));
+  for (const char* when : {"initial", "final"}) {
+    const auto& channels = head["channels"][when];
+    REQUIRE(channels["slot"].size() == 8);  // d channels
+    for (int c = 0; c < 8; ++c) {
+      CHECK(channels["phase"][c] == (channels["slot"][c].get<int>() + 4) % 4);
+    }
+    double total = 0;
+    for (const auto& share : channels["phase_share"]) total += share.get<double>();
+    CHECK(total == doctest::Approx(1));
+    CHECK(channels["entropy"].get<double>() >= 0);
+    CHECK(channels["entropy"].get<double>() <= std::log(4.0) + 1e-12);
+  }
+  CHECK(head["channels"]["phase_share_trajectory"].size() == 4);
+  CHECK(head["channels"]["phase_share_trajectory"][0] ==
+        head["channels"]["initial"]["phase_share"]);
+  // A gate file has no place for query heads or rho: its top level says them.
+  const auto file = nlohmann::json::parse(phasesim::test::read_text(gates));
+  CHECK(file["query_heads"] == 3);
+  CHECK(file["split_rho"] == 0.5);
+  REQUIRE(file["gates"][0]["channels"].size() >= 1);
+  CHECK(file["gates"][0]["channels"][0]["gate"].get<std::string>().starts_with("logits:"));
+  // niah reads the per-channel gates: their mean over channels is the head's final gate.
+  const auto niah = run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4");
+  CHECK(niah["heads"] == 2);
+  for (int h = 0; h < 2; ++h) {
+    for (int s = 0; s < 8; ++s) {
+      CHECK(niah["gate_weights"][h][s].get<double>() ==
+            doctest::Approx(doc["final_gates"][h][s].get<double>()).epsilon(1e-12));
+    }
+  }
+  // --save-arch: the layer as an architecture file, query heads and rho included.
+  const auto arch = (dir / "layer.toml").string();
+  run_json(kTiny + " --per-channel --query-heads 3 --split-rho 0.5 --save-arch " + arch);
+  const auto read = run_json("niah --arch " + arch + " --dim 8 --context 128 --prompts 4");
+  CHECK(read["heads"] == 6);  // 2 caches x 3 query heads
+  const auto& first = read["architecture"]["heads"][0];
+  CHECK(first["query_heads"] == 3);
+  CHECK(first["split_rho"] == 0.5);
+  CHECK(first["channels"].size() == 8);
+  // The one-gate layer's document has none of these keys.
+  const auto plain = run_json(kTiny);
+  for (const char* key : {"per_channel", "query_heads", "query_projection", "split_rho"}) {
+    CHECK_FALSE(plain.contains(key));
+  }
+}
+
 TEST_CASE("train logs every K steps, and --progress adds the time left") {
   const auto plain = run_cli(kTiny);
   CHECK(plain.status == 0);
@@ -161,7 +224,19 @@ TEST_CASE("train bad input: exact message, exit status 2, no output file") {
       {"--save-gates /nonexistent/gates.json",
        "cannot write '/nonexistent/gates.json' (No such file or directory)"},
       {"--save-gates /tmp", "cannot write '/tmp' (Is a directory)"},
+      {"--save-arch /nonexistent/layer.toml",
+       "cannot write '/nonexistent/layer.toml' (No such file or directory)"},
       {"--rms-norm=maybe", "invalid --rms-norm maybe (a flag takes =true or =false)"},
+      {"--query-heads 0", "invalid --query-heads 0 (must be in [1, 1024])"},
+      {"--query-heads 200",
+       "invalid --query-heads 200 (--heads x --query-heads must be at most 1024)"},
+      {"--split-rho 1.5",
+       "invalid --split-rho 1.5 (the correlation of a token's two keys must be in [0, 1])"},
+      {"--split-rho -0.1",
+       "invalid --split-rho -0.1 (the correlation of a token's two keys must be in [0, 1])"},
+      {"--per-channel --dim 2048 --context 2048",
+       "invalid --dim 2048 (with --heads 8, --per-channel the layer has 33685512 parameters, at "
+       "most 16777216)"},
   };
   phasesim::test::check_refused(cases, "train");
 }

@@ -37,71 +37,123 @@ LayerModel small_model(bool content, bool rms_norm, int offset = 0) {
   return m;
 }
 
-// Every branch of the layer: content term and RMS norm on and off, and a head offset.
+// Every branch of the layer: content term and RMS norm on and off, a head offset, and the real
+// compressor's options (MODEL.md section 9): a gate per channel, K query heads with and without
+// learned query projections, split projections (W 5, S 2: slots 0..2 read the older key).
 struct Variant {
   bool content, rms_norm;
   int offset;
+  bool per_channel = false;
+  int query_heads = 1;
+  bool query_projection = false;
+  double split_rho = 1;
 };
-constexpr Variant kVariants[] = {{false, false, 0}, {false, true, 0}, {true, false, 0},
-                                 {true, true, 0},   {true, false, 1}, {true, true, 1}};
+constexpr Variant kVariants[] = {{false, false, 0},
+                                 {false, true, 0},
+                                 {true, false, 0},
+                                 {true, true, 0},
+                                 {true, false, 1},
+                                 {true, true, 1},
+                                 {true, false, 0, false, 1, false, 0.6},
+                                 {true, true, 1, false, 1, false, 0.6},
+                                 {true, false, 0, false, 3, false, 1},
+                                 {true, false, 1, false, 3, true, 0.6},
+                                 {true, true, 0, false, 2, true, 0.6},
+                                 {false, false, 0, true},
+                                 {true, false, 0, true},
+                                 {true, true, 0, true},
+                                 {false, true, 1, true, 2, false, 1},
+                                 {true, false, 1, true, 3, true, 0.6},
+                                 {true, true, 0, true, 2, true, 0.6}};
 
-// Parameters away from any symmetry: b, a and log lambda drawn from a keyed stream.
+LayerModel variant_model(const Variant& v) {
+  auto m = small_model(v.content, v.rms_norm, v.offset);
+  m.per_channel = v.per_channel;
+  m.query_heads = v.query_heads;
+  m.query_projection = v.query_projection;
+  m.split_rho = v.split_rho;
+  return m;
+}
+
+// Parameters away from any symmetry: b, a, log lambda and the query projections (about the
+// identity) drawn from a keyed stream.
 LayerParameters random_parameters(const LayerModel& m, std::uint64_t seed) {
-  LayerParameters p(m.heads, m.geometry.window, m.dim);
+  LayerParameters p(m);
   const RandomStream stream(seed, 0, 0, Stream::gate_init);
   for (Eigen::Index i = 0; i < p.values().size(); ++i) {
     p.values()[i] = 0.5 * stream.normal(static_cast<std::uint32_t>(i), 0);
   }
   if (!m.content) p.content().setZero();
   p.log_lambda().array() += std::log(3.0);
+  for (int r = 0; r < m.readers() && m.query_projection; ++r) {
+    p.projection(r) += Eigen::MatrixXd::Identity(m.dim, m.dim);
+  }
   return p;
 }
 
-// The definition, written out directly: gates per entry by std::exp, pooled keys as vectors,
-// RMS norm, attention softmax, the heads' mean mass on the needle, l(beta_o m). Also the
-// entry each head attends to most.
+// The definition, written out directly: for every channel c (one gate: the same for all) the
+// gate of an entry by std::exp over b_{s,c} + (A k_s)_c, with k_s the slot's key (the older key
+// in slots s < W - S under split projections), the pooled key as a vector, RMS norm, every query
+// head's query P_r (x_p + sigma_q eps_r) and attention softmax, the query heads' mean mass on the
+// needle, l(beta_o m). Also the entry each query head attends to most.
 struct Reference {
   double loss = 0;
   std::vector<std::int64_t> argmax;
 };
 
 Reference reference(const LayerModel& m, const LayerParameters& p, const LayerContext& c) {
-  const int W = m.geometry.window;
+  const int W = m.geometry.window, d = m.dim;
   const auto N = m.entries();
+  const int older = m.split_rho < 1 ? W - m.geometry.stride : 0;
   Reference ref;
   double mass = 0;
   for (int h = 0; h < m.heads; ++h) {
-    std::vector<double> logits;
+    std::vector<Eigen::VectorXd> keys;
     for (std::int64_t j = 0; j < N; ++j) {
-      std::vector<double> z(static_cast<std::size_t>(W), 0.0);
-      double total = 0;
-      for (int s = 0; s < W; ++s) {
-        const auto t = m.geometry.position(j, s);
-        if (t < 0) continue;
-        z[std::size_t(s)] = std::exp(p.bias()(h, s) + p.content().row(h).dot(c.tokens.row(t)));
-        total += z[std::size_t(s)];
+      Eigen::VectorXd key = Eigen::VectorXd::Zero(d);
+      for (int ch = 0; ch < d; ++ch) {
+        const int gate = m.per_channel ? ch : 0;
+        std::vector<double> z(static_cast<std::size_t>(W), 0.0);
+        double total = 0, top = -1e300;  // exp(z - max z): logits far apart do not overflow
+        for (int pass = 0; pass < 2; ++pass) {
+          for (int s = 0; s < W; ++s) {
+            const auto t = m.geometry.position(j, s);
+            if (t < 0) continue;
+            const Eigen::VectorXd k = (s < older ? c.older_tokens : c.tokens).row(t).transpose();
+            const double logit = p.head_bias(h)(s, gate) + p.head_content(h).row(gate).dot(k);
+            if (pass == 0) top = std::max(top, logit);
+            if (pass == 1) total += (z[std::size_t(s)] = std::exp(logit - top));
+          }
+        }
+        for (int s = 0; s < W; ++s) {
+          const auto t = m.geometry.position(j, s);
+          if (t >= 0)
+            key[ch] += z[std::size_t(s)] / total * (s < older ? c.older_tokens : c.tokens)(t, ch);
+        }
       }
-      Eigen::VectorXd key = Eigen::VectorXd::Zero(m.dim);
-      for (int s = 0; s < W; ++s) {
-        const auto t = m.geometry.position(j, s);
-        if (t >= 0) key += z[std::size_t(s)] / total * c.tokens.row(t).transpose();
+      if (m.rms_norm) key /= std::sqrt(key.squaredNorm() / d);
+      keys.push_back(key);
+    }
+    for (int k = 0; k < m.query_heads; ++k) {
+      const int r = h * m.query_heads + k;
+      const Eigen::VectorXd q =
+          m.query_projection ? Eigen::VectorXd(p.projection(r) * c.query(r)) : c.query(r);
+      std::vector<double> logits;
+      for (const auto& key : keys) logits.push_back(q.dot(key));
+      std::int64_t best = 0;
+      for (std::int64_t j = 1; j < N; ++j)
+        best = logits[std::size_t(j)] > logits[std::size_t(best)] ? j : best;
+      ref.argmax.push_back(best);
+      const double lambda = std::exp(p.log_lambda()[r]);
+      double z = 0, hit = 0;
+      for (std::int64_t j = 0; j < N; ++j) {
+        const double e = std::exp(lambda * (logits[std::size_t(j)] - logits[std::size_t(best)]));
+        z += e;
+        const auto first = m.geometry.position(j, 0);  // the window of entry j, directly
+        if (c.needle >= first && c.needle < first + W) hit += e;
       }
-      if (m.rms_norm) key /= std::sqrt(key.squaredNorm() / m.dim);
-      logits.push_back(c.query.dot(key));
+      mass += hit / z / m.readers();
     }
-    std::int64_t best = 0;
-    for (std::int64_t j = 1; j < N; ++j)
-      best = logits[std::size_t(j)] > logits[std::size_t(best)] ? j : best;
-    ref.argmax.push_back(best);
-    const double lambda = std::exp(p.log_lambda()[h]);
-    double z = 0, hit = 0;
-    for (std::int64_t j = 0; j < N; ++j) {
-      const double e = std::exp(lambda * (logits[std::size_t(j)] - logits[std::size_t(best)]));
-      z += e;
-      const auto first = m.geometry.position(j, 0);  // the window of entry j, directly
-      if (c.needle >= first && c.needle < first + W) hit += e;
-    }
-    mass += hit / z / m.heads;
   }
   ref.loss = std::log1p(m.loss.answers * std::exp(-m.beta_out * mass));
   return ref;
@@ -114,7 +166,11 @@ TEST_CASE("the layer's loss and argmax are those of its definition") {
     CAPTURE(v.content);
     CAPTURE(v.rms_norm);
     CAPTURE(v.offset);
-    const auto m = small_model(v.content, v.rms_norm, v.offset);
+    CAPTURE(v.per_channel);
+    CAPTURE(v.query_heads);
+    CAPTURE(v.query_projection);
+    CAPTURE(v.split_rho);
+    const auto m = variant_model(v);
     const auto p = random_parameters(m, 7);
     LayerWorkspace w(m);
     for (std::uint32_t step = 0; step < 3; ++step) {
@@ -123,29 +179,52 @@ TEST_CASE("the layer's loss and argmax are those of its definition") {
       const auto context = w.context;
       CHECK(layer_loss(m, p, context, w, nullptr).loss ==
             doctest::Approx(expected.loss).epsilon(1e-12));
-      std::vector<Argmax> heads(2);
-      layer_argmax(m, p, context, w, heads);
-      CHECK(heads[0].entry == expected.argmax[0]);
-      CHECK(heads[1].entry == expected.argmax[1]);
+      std::vector<Argmax> readers(static_cast<std::size_t>(m.readers()));
+      layer_argmax(m, p, context, w, readers);
+      for (int r = 0; r < m.readers(); ++r) {
+        CHECK(readers[std::size_t(r)].entry == expected.argmax[std::size_t(r)]);
+      }
     }
   }
 }
 
-TEST_CASE("the hand-written gradient matches finite differences on b, a and lambda") {
+TEST_CASE("content logits too far apart for the factored exponentials give the exact softmax") {
+  // exp(b_s - max b) exp(c_t - max c) underflows when c spreads over thousands: the layer then
+  // takes the softmax of each entry (each channel) directly.
+  for (const auto& v : {Variant{true, false, 0}, Variant{true, false, 0, false, 1, false, 0.6},
+                        Variant{true, true, 0, true, 2, false, 0.6}}) {
+    CAPTURE(v.per_channel);
+    const auto m = variant_model(v);
+    auto p = random_parameters(m, 13);
+    p.content() *= 4000;
+    LayerWorkspace w(m);
+    draw_training_context(m, 3, 0, 1, w.context);
+    const auto context = w.context;
+    const auto expected = reference(m, p, context);
+    CHECK(layer_loss(m, p, context, w, nullptr).loss ==
+          doctest::Approx(expected.loss).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the hand-written gradient matches finite differences on b, a, lambda and P") {
   for (const auto& v : kVariants) {
     CAPTURE(v.content);
     CAPTURE(v.rms_norm);
     CAPTURE(v.offset);
-    const auto m = small_model(v.content, v.rms_norm, v.offset);
+    CAPTURE(v.per_channel);
+    CAPTURE(v.query_heads);
+    CAPTURE(v.query_projection);
+    CAPTURE(v.split_rho);
+    const auto m = variant_model(v);
     auto p = random_parameters(m, 11);
     LayerWorkspace w(m);
     draw_training_context(m, 5, 0, 0, w.context);
     const auto context = w.context;
-    LayerParameters gradient(m.heads, m.geometry.window, m.dim);
+    LayerParameters gradient(m);
     layer_loss(m, p, context, w, &gradient);
     // Central differences, error O(h^2) ~ 1e-10 against gradients of order 1e-2 to 1.
     constexpr double h = 1e-5;
-    LayerParameters numeric(m.heads, m.geometry.window, m.dim);
+    LayerParameters numeric(m);
     for (Eigen::Index i = 0; i < p.values().size(); ++i) {
       const double keep = p.values()[i];
       p.values()[i] = keep + h;
@@ -162,10 +241,22 @@ TEST_CASE("the hand-written gradient matches finite differences on b, a and lamb
     }
     CHECK((gradient.log_lambda() - numeric.log_lambda()).cwiseAbs().maxCoeff() <=
           1e-8 * (1 + numeric.log_lambda().norm()));
-    // Every group the layer learns has a gradient to check.
+    for (int r = 0; r < m.readers() && m.query_projection; ++r) {
+      CAPTURE(r);
+      CHECK((gradient.projection(r) - numeric.projection(r)).cwiseAbs().maxCoeff() <=
+            1e-8 * (1 + numeric.projection(r).norm()));
+      CHECK(numeric.projection(r).norm() > 1e-6);
+    }
+    // Every group the layer learns has a gradient to check, every query head its own.
     CHECK(numeric.bias().norm() > 1e-3);
-    CHECK(numeric.log_lambda().norm() > 1e-3);
+    for (int r = 0; r < m.readers(); ++r) CHECK(std::abs(numeric.log_lambda()[r]) > 1e-6);
     if (v.content) CHECK(numeric.content().norm() > 1e-3);
+    if (v.per_channel) {
+      for (int head = 0; head < m.heads; ++head) {  // every channel of b_h, every row of A_h
+        CHECK(numeric.head_bias(head).colwise().norm().minCoeff() > 1e-6);
+        if (v.content) CHECK(numeric.head_content(head).rowwise().norm().minCoeff() > 1e-6);
+      }
+    }
   }
 }
 
@@ -175,24 +266,28 @@ TEST_CASE("the gradient's bits do not depend on the CPU's cache sizes" *
   // cache sizes it reads from the CPU, which changes the order of the sums. A long context
   // (the inner dimension of the content gradient) under two cache configurations must give
   // the same bits: the CPU-emulation step cannot vary cache sizes, so this test does.
-  auto m = small_model(true, true);
-  m.context = 1600;
-  const auto p = random_parameters(m, 3);
-  LayerWorkspace w(m);
-  draw_training_context(m, 7, 0, 0, w.context);
-  const auto gradient_with_caches = [&](std::ptrdiff_t l1, std::ptrdiff_t l2, std::ptrdiff_t l3) {
+  // Also a gate per channel, whose content products (C = X A^T, dA = E^T X) are d x d.
+  for (const bool per_channel : {false, true}) {
+    CAPTURE(per_channel);
+    auto m = variant_model({true, true, 0, per_channel, 2, true, 0.6});
+    m.context = 1600;
+    const auto p = random_parameters(m, 3);
+    LayerWorkspace w(m);
+    draw_training_context(m, 7, 0, 0, w.context);
+    const auto gradient_with_caches = [&](std::ptrdiff_t l1, std::ptrdiff_t l2, std::ptrdiff_t l3) {
+      Eigen::setCpuCacheSizes(l1, l2, l3);
+      LayerParameters gradient(m);
+      layer_loss(m, p, w.context, w, &gradient);
+      return Eigen::VectorXd(gradient.values());
+    };
+    const std::ptrdiff_t l1 = Eigen::l1CacheSize(), l2 = Eigen::l2CacheSize(),
+                         l3 = Eigen::l3CacheSize();
+    const auto small = gradient_with_caches(4 * 1024, 32 * 1024, 256 * 1024);
+    const auto large = gradient_with_caches(64 * 1024, 2048 * 1024, 64 * 1024 * 1024);
     Eigen::setCpuCacheSizes(l1, l2, l3);
-    LayerParameters gradient(m.heads, m.geometry.window, m.dim);
-    layer_loss(m, p, w.context, w, &gradient);
-    return Eigen::VectorXd(gradient.values());
-  };
-  const std::ptrdiff_t l1 = Eigen::l1CacheSize(), l2 = Eigen::l2CacheSize(),
-                       l3 = Eigen::l3CacheSize();
-  const auto small = gradient_with_caches(4 * 1024, 32 * 1024, 256 * 1024);
-  const auto large = gradient_with_caches(64 * 1024, 2048 * 1024, 64 * 1024 * 1024);
-  Eigen::setCpuCacheSizes(l1, l2, l3);
-  CHECK(small.cwiseEqual(large).all());
-  CHECK(small.cwiseAbs().maxCoeff() > 0);
+    CHECK(small.cwiseEqual(large).all());
+    CHECK(small.cwiseAbs().maxCoeff() > 0);
+  }
 }
 
 TEST_CASE("contexts are the block generator's normals, their needles interior, offsets included") {
@@ -223,9 +318,37 @@ TEST_CASE("contexts are the block generator's normals, their needles interior, o
       normal_rows(RandomStream(9, 4, index, Stream::training_query), 0, 1, m.dim, 1.0f, z.data(),
                   m.dim);
       for (int k = 0; k < m.dim; ++k) {
-        CHECK(c.query[k] ==
+        CHECK(c.query(0)[k] ==
               c.tokens(c.needle, k) + double(z[std::size_t(k)]) * (scale * m.query_noise));
       }
+    }
+  }
+}
+
+TEST_CASE("query heads draw their own query noise, split projections a second embedding") {
+  const auto m = variant_model({true, false, 0, false, 3, false, 0.6});
+  LayerContext c;
+  draw_training_context(m, 9, 4, 2, c);
+  const double scale = 1 / std::sqrt(double(m.dim));
+  // Query head r: row r of the query stream (row 0 is the query every head shares when K = 1).
+  REQUIRE(c.queries.size() == 6);
+  std::vector<float> z(static_cast<std::size_t>(m.context * m.dim));
+  normal_rows(RandomStream(9, 4, 2, Stream::training_query), 0, 6, m.dim, 1.0f, z.data(), m.dim);
+  for (int r = 0; r < 6; ++r) {
+    for (int k = 0; k < m.dim; ++k) {
+      CHECK(c.query(r)[k] == c.tokens(c.needle, k) +
+                                 double(z[std::size_t(r * m.dim + k)]) * (scale * m.query_noise));
+    }
+  }
+  // The older key rho x_t + sqrt(1 - rho^2) x''_t, x''_t from its own stream.
+  normal_rows(RandomStream(9, 4, 2, Stream::training_older_token), 0, m.context, m.dim, 1.0f,
+              z.data(), m.dim);
+  const double rest = std::sqrt(1 - 0.36);
+  for (std::int64_t t = 0; t < m.context; ++t) {
+    for (int k = 0; k < m.dim; ++k) {
+      CHECK(c.older_tokens(t, k) ==
+            doctest::Approx(0.6 * c.tokens(t, k) + rest * scale * z[std::size_t(t * m.dim + k)])
+                .epsilon(1e-14));
     }
   }
 }
@@ -240,6 +363,20 @@ TEST_CASE("head h starts at the gate random:SEED+h:SCALE") {
     for (int s = 0; s < 8; ++s) CHECK(gates(h, s) == doctest::Approx(expected[std::size_t(s)]));
   }
   CHECK(std::exp(initial_parameters(spec).log_lambda()[0]) == doctest::Approx(std::sqrt(32.0)));
+  // A gate per channel: channel 0 of head h is that gate, the others their own draws; every
+  // query head starts at lambda = sqrt(d) and the identity projection.
+  spec.model.per_channel = true;
+  spec.model.query_heads = 3;
+  spec.model.query_projection = true;
+  const auto theta = initial_parameters(spec);
+  for (int h = 0; h < spec.model.heads; ++h) {
+    const auto channels = channel_gates(theta, h);
+    const auto expected = parse_gate("random:" + std::to_string(5 + h) + ":0.3", 8).weights;
+    for (int s = 0; s < 8; ++s) CHECK(channels(0, s) == doctest::Approx(expected[std::size_t(s)]));
+    CHECK((channels.row(1) - channels.row(0)).norm() > 1e-3);
+  }
+  CHECK(theta.log_lambda().size() == 24);
+  CHECK(theta.projection(23).isIdentity());
 }
 
 TEST_CASE("Adam's first step moves every parameter by lr against its gradient's sign") {
@@ -269,7 +406,20 @@ TEST_CASE("a short training run concentrates the gates, the same on any number o
   spec.groups = 4;
   spec.prompts = 16;
   spec.validate();
-  // The same bits on any number of threads: the final parameters, the loss curve, the table.
+  // The same bits on any number of threads: the final parameters, the loss curve, the table;
+  // also for the real compressor's options (a gate per channel, 2 query heads with their own
+  // projections, split projections, RMS norm).
+  auto real = spec;
+  real.model.per_channel = real.model.query_projection = real.model.rms_norm = true;
+  real.model.query_heads = 2;
+  real.model.split_rho = 0.7;
+  real.model.dim = 8;
+  real.steps = 30;
+  real.record_every = 10;
+  real.validate();
+  test::check_thread_invariance(
+      [&](const Parallel& p) { return run_lab(real, p); },
+      [&](const LabResult& result) { return lab_document(real, result).dump(); });
   const auto one = test::check_thread_invariance(
       [&](const Parallel& p) { return run_lab(spec, p); },
       [&](const LabResult& result) { return lab_document(spec, result).dump(); });

@@ -38,11 +38,13 @@ enum class Stream : std::uint32_t {
   diagnose_null = 24,  ///< null tables of the period tests: trial = replicate, index = group
   // The training lab (docs/TRAINING.md): trial = step (training) or NIAH trial (evaluation),
   // head = batch index (0 in evaluation), numbered apart from the streams above:
-  training_token = 32,    ///< token embeddings of a training context: index = position
-  training_query = 33,    ///< its query noise, index 0
-  training_needle = 34,   ///< its needle position, index 0
-  evaluation_token = 35,  ///< token embeddings of an evaluation context: index = position
-  evaluation_query = 36,  ///< its query noise, index 0
+  training_token = 32,          ///< token embeddings of a training context: index = position
+  training_query = 33,          ///< its query noise, index 0 (index = query head when K > 1)
+  training_needle = 34,         ///< its needle position, index 0
+  evaluation_token = 35,        ///< token embeddings of an evaluation context: index = position
+  evaluation_query = 36,        ///< its query noise, index 0 (index = query head when K > 1)
+  training_older_token = 37,    ///< x''_t of split projections' older keys: index = position
+  evaluation_older_token = 38,  ///< the same in an evaluation context
 };
 
 class RandomStream {

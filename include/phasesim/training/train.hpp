@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "phasesim/core/budget.hpp"
@@ -71,11 +72,39 @@ struct LabSpec {
   stats::PeriodOptions period_options() const { return {9999, seed, period_alpha}; }
 };
 
-/// theta at step 0: b_h = the logits of random:(seed + h):init_scale, a = 0, lambda_h.
+/// theta at step 0: b_h = the logits of random:(seed + h):init_scale (with a gate per channel,
+/// channel c draws index c of that gate's stream, so channel 0 is that gate), a = 0, lambda_r,
+/// and every query projection the identity.
 LayerParameters initial_parameters(const LabSpec& spec);
 
-/// The positional gates softmax(b_h), one row per head.
+/// The positional gates softmax(b_h), one row per head; with a gate per channel their mean
+/// over the channels (what a per-channel Gate's weights are: model/gate.hpp).
 RowMatrix positional_gates(const LayerParameters& parameters);
+
+/// The positional gate of every channel of head h, softmax_s(b_{h,s,c}): C x W.
+RowMatrix channel_gates(const LayerParameters& parameters, int h);
+
+/// Channels of head h with the same bias, in the order of their first channel: the groups of
+/// the per-channel gate that `niah` reads (one group without a gate per channel).
+struct ChannelLogits {
+  std::vector<double> logits;  ///< b_{h,s,c}, s = 0..W-1
+  int count = 0;               ///< channels with these logits; the group's share is count / C
+  std::string spec() const;    ///< logits:b_0,...,b_{W-1}, every digit that reads back
+};
+std::vector<ChannelLogits> channel_groups(const LayerParameters& parameters, int h);
+
+/// Head h's gate as `niah` takes it: softmax(b_h), or the channel groups, each the spec
+/// logits:b_0,...,b_{W-1} with share count / d.
+Gate trained_gate(const LayerParameters& parameters, int h);
+
+/// Where the channels of one head point (a gate per channel): each channel's argmax slot and
+/// its phase, the share of the channels per phase (the per-channel coverage) and its entropy.
+struct ChannelPhases {
+  std::vector<int> slot, phase;     ///< per channel
+  std::vector<double> phase_share;  ///< per phase: channels whose argmax has that phase / d
+  double entropy = 0;               ///< -sum share log share, in nats (log S: spread evenly)
+};
+ChannelPhases channel_phases(const Geometry& geometry, const LayerParameters& parameters, int h);
 
 /// What the progress callback sees every log_every steps (and after the last).
 struct LabProgress {
@@ -96,6 +125,9 @@ struct LabTraining {
   LayerParameters final;
   std::vector<int> trajectory_steps;  ///< 0, record_every, ..., steps
   std::vector<RowMatrix> trajectory;  ///< positional gates at those steps
+  /// With a gate per channel: the share of each head's channels per phase at those steps,
+  /// H x S each (empty otherwise).
+  std::vector<RowMatrix> phase_share_trajectory;
   std::vector<LossPoint> loss_curve;
 };
 
@@ -105,8 +137,10 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
 
 /// The trained layer read by the NIAH protocol.
 struct LabEvaluation {
-  niah::NiahRun run;       ///< the protocol, with the trained positional gates as the model
-  niah::NiahResult table;  ///< argmax retrieval of the trained layer on fresh contexts
+  niah::NiahRun run;  ///< the protocol, with the trained gates (one per head) as the model
+  /// argmax retrieval of the trained layer on fresh contexts, every query head an answer,
+  /// combined by `any` (as niah's Monte Carlo engines combine query heads of a shared cache)
+  niah::NiahResult table;
   /// The analytic engine on the positional gates softmax(b_h) (large d, no content term):
   /// P_h(phi) of every head, and the table with the heads combined as independent.
   std::vector<std::vector<double>> head_success;
@@ -137,6 +171,8 @@ struct LabHeads {
   std::vector<int> blind_phases, initial_blind_phases;
   int kept_slot = 0, kept_phase = 0;  ///< heads whose final argmax is their initial slot/phase
   std::vector<double> blind_law;      ///< P(j phases blind) for uniform phases, j = 0..S
+  /// With a gate per channel, per head: its channels at the start and at the end.
+  std::vector<ChannelPhases> initial_channels, final_channels;
 };
 
 LabHeads lab_heads(const LabSpec& spec, const LabTraining& training);
