@@ -498,7 +498,7 @@ void content_gradient(const LayerModel& model, const LayerContext& context, cons
     gradient.content().noalias() = w.token_gradient.lazyProduct(context.tokens);  // see above
     if (split) gradient.content().noalias() += w.older_gradient.lazyProduct(context.older_tokens);
   } else {
-    const auto L = model.context;
+    const auto L = static_cast<Eigen::Index>(model.context);  // 32 bits in wasm
     for (int h = 0; h < model.heads; ++h) {
       gradient.head_content(h).setZero();
       add_token_outer_products({w.token_gradient.row(h).data(), L, model.dim}, context.tokens,
