@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "cli/train_table.hpp"
+#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/training/report.hpp"
 
@@ -23,6 +24,7 @@ struct TrainOptions {
   bool progress = false;
   std::string json;
   std::string save_gates;
+  std::string save_arch;
 };
 
 int run_train(const training::LabSpec& spec, const TrainOptions& o, std::ostream& out) {
@@ -40,6 +42,11 @@ int run_train(const training::LabSpec& spec, const TrainOptions& o, std::ostream
   if (table) print_lab_result(spec, result, elapsed.count(), out);
   if (!o.save_gates.empty())
     write_json(o.save_gates, training::gates_document(spec, result.training.final));
+  if (!o.save_arch.empty()) {
+    on_root([&] {
+      write_file_atomically(o.save_arch, training::architecture_text(spec, result.training.final));
+    });
+  }
   write_json(o.json, training::lab_document(spec, result));
   return kSuccess;
 }
@@ -103,12 +110,15 @@ void add_options(CLI::App& cmd, TrainOptions& o) {
   add_json_option(cmd, o.json);
   cmd.add_option("--save-gates", o.save_gates,
                  "Write the trained gates as a gate file (niah --gates @FILE.json)");
+  cmd.add_option("--save-arch", o.save_arch,
+                 "Write the trained layer as an architecture file (niah --arch FILE.toml)");
 }
 
 // Output paths are checked before training, so that a typo does not cost the run.
 void check_outputs(const TrainOptions& o) {
   check_json_path(o.json);
   check_json_path(o.save_gates);
+  if (!o.save_arch.empty()) check_output_file(o.save_arch);
 }
 
 }  // namespace

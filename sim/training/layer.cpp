@@ -116,10 +116,15 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
   const int older = model.older_slots();
   const int first = model.geometry.first_existing_slot(j);
   const std::int64_t t0 = model.geometry.position(j, 0);
+  const double* c = model.content ? w.token_logits.row(h).data() : nullptr;
+  const double* c_older = model.content && older > 0 ? w.older_logits.row(h).data() : c;
   double sum = 0;
   for (int s = 0; s < W; ++s) {
-    const auto& logits = s < older ? w.older_logits : w.token_logits;
-    g[s] = s < first ? 0.0 : w.slot_weights[s] * (model.content ? logits(h, t0 + s) : 1.0);
+    // Only slots that exist (s >= first) have a logit to read.
+    g[s] = s < first        ? 0.0
+           : !model.content ? w.slot_weights[s]
+           : s < older      ? w.slot_weights[s] * c_older[t0 + s]
+                            : w.slot_weights[s] * c[t0 + s];
     sum += g[s];
   }
   if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) {  // logits far apart: exact softmax
@@ -218,7 +223,10 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
       const double* y = w.projection[query_index(model, r)].data();
       const double* y_older = older > 0 ? w.older_projection[query_index(model, r)].data() : y;
       double score = 0;
-      for (int s = first; s < W; ++s) score += g[s] * (s < older ? y_older : y)[t0 + s];
+      // Older slots, then newer ones: the sum in slot order without a choice per slot.
+      const int newer = std::max(first, older);
+      for (int s = first; s < newer; ++s) score += g[s] * y_older[t0 + s];
+      for (int s = newer; s < W; ++s) score += g[s] * y[t0 + s];
       if (model.rms_norm) score = squared > 0 ? root_d * score / std::sqrt(squared) : 0.0;
       w.scores(r, j) = score;
     }
@@ -375,6 +383,8 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
     if (model.query_projection && older > 0) w.older_query_weights.row(h * K + k).setZero();
   }
   double* v = w.slot_products.data();
+  double* newer_tokens = model.content ? w.token_gradient.row(h).data() : nullptr;
+  double* older_tokens = model.content && older > 0 ? w.older_gradient.row(h).data() : nullptr;
   for (std::int64_t j = 0; j < N; ++j) {
     entry_deltas(model, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
     const double* g = w.gates.row(h * N + j).data();
@@ -390,22 +400,26 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
         w.reader_ratio[k] = w.scores(h * K + k, j) / (root_d * std::sqrt(squared));  // P / Q
       }
     }
-    for (int s = first; s < W; ++s) {
-      const std::int64_t t = t0 + s;
-      double e = 0;
-      for (int k = 0; k < K; ++k) {
-        const int r = h * K + k;
-        const auto i = query_index(model, r);
-        const double y = (s < older ? w.older_projection : w.projection)[i][t];
-        const double f = model.rms_norm ? y - w.reader_ratio[k] * v[s] : y - w.scores(r, j);
-        const double term = w.reader_scale[k] * g[s] * f;
-        e = k == 0 ? term : e + term;
+    // dLoss/dz_{j,s} = sum_k lambda_r delta_{r,j} dr_{r,j}/dz_{j,s}, added query head by query
+    // head into b's gradient and the token gradient.
+    for (int k = 0; k < K; ++k) {
+      const int r = h * K + k;
+      const auto i = query_index(model, r);
+      const double* y = w.projection[i].data();
+      const double* y_older = older > 0 ? w.older_projection[i].data() : y;
+      const double scale = w.reader_scale[k], score = w.scores(r, j);
+      const double ratio = model.rms_norm ? w.reader_ratio[k] : 0.0;
+      for (int s = first; s < W; ++s) {
+        const std::int64_t t = t0 + s;
+        const double y_s = s < older ? y_older[t] : y[t];
+        const double f = model.rms_norm ? y_s - ratio * v[s] : y_s - score;
+        const double e = scale * g[s] * f;
+        db[s] += e;
+        if (model.content) (s < older ? older_tokens : newer_tokens)[t] += e;
         if (model.query_projection) {
-          (s < older ? w.older_query_weights : w.query_weights)(r, t) += w.reader_scale[k] * g[s];
+          (s < older ? w.older_query_weights : w.query_weights)(r, t) += scale * g[s];
         }
       }
-      db[s] += e;
-      if (model.content) (s < older ? w.older_gradient : w.token_gradient)(h, t) += e;
     }
   }
 }
@@ -455,8 +469,9 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
     const std::int64_t t0 = model.geometry.position(j, 0);
     for (int s = first; s < W; ++s) {
       const std::int64_t t = t0 + s;
-      const Eigen::RowVectorXd e = g.row(s).array() * gamma.transpose().array() *
-                                   (key_row(context, older, s, t) - key).array();
+      auto& e = w.slot_channel_gradient;  // preallocated: this loop runs N_c W times a head
+      e = g.row(s).array() * gamma.transpose().array() *
+          (key_row(context, older, s, t) - key).array();
       db.row(s) += e;
       if (model.content) (s < older ? older_gradient : newer_gradient).row(t) += e;
     }
@@ -633,6 +648,7 @@ LayerWorkspace::LayerWorkspace(const LayerModel& model) {
   slot_weights.resize(W * C);
   slot_products.resize(W);
   key_gradient.resize(model.per_channel ? d : 0);
+  slot_channel_gradient.resize(model.per_channel ? d : 0);
   channel_max.resize(model.per_channel ? d : 0);
   reader_lambda.resize(model.query_heads);
   reader_scale.resize(model.query_heads);

@@ -208,4 +208,31 @@ Json gates_document(const LabSpec& spec, const LayerParameters& parameters) {
   return doc;
 }
 
+std::string architecture_text(const LabSpec& spec, const LayerParameters& parameters) {
+  const auto& m = spec.model;
+  std::string text =
+      "# written by phasesim train --save-arch (seed " + std::to_string(spec.seed) + ", " +
+      std::to_string(spec.steps) + " steps): read it with niah --arch\n" +
+      "name = \"trained layer\"\n[[layer]]\nwindow = " + std::to_string(m.geometry.window) +
+      "\nstride = " + std::to_string(m.geometry.stride) +
+      "\noffset = " + std::to_string(m.geometry.offset) + "\n";
+  if (m.query_heads > 1) text += "query_heads = " + std::to_string(m.query_heads) + "\n";
+  if (m.split_rho < 1) text += "split_rho = " + format_number(m.split_rho) + "\n";
+  text += "heads = [\n";
+  for (int h = 0; h < m.heads; ++h) {
+    const auto groups = channel_groups(parameters, h);
+    if (!m.per_channel) {
+      text += "  { gate = \"" + groups.front().spec() + "\" },\n";
+      continue;
+    }
+    text += "  { channels = [\n";
+    for (const auto& group : groups) {
+      text += "    { gate = \"" + group.spec() +
+              "\", share = " + format_number(double(group.count) / m.dim) + " },\n";
+    }
+    text += "  ] },\n";
+  }
+  return text + "]\n";
+}
+
 }  // namespace phasesim::training

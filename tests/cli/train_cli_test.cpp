@@ -137,6 +137,12 @@ TEST_CASE(
   CHECK(head["channels"]["phase_share_trajectory"].size() == 4);
   CHECK(head["channels"]["phase_share_trajectory"][0] ==
         head["channels"]["initial"]["phase_share"]);
+  // A gate file has no place for query heads or rho: its top level says them.
+  const auto file = nlohmann::json::parse(phasesim::test::read_text(gates));
+  CHECK(file["query_heads"] == 3);
+  CHECK(file["split_rho"] == 0.5);
+  REQUIRE(file["gates"][0]["channels"].size() >= 1);
+  CHECK(file["gates"][0]["channels"][0]["gate"].get<std::string>().starts_with("logits:"));
   // niah reads the per-channel gates: their mean over channels is the head's final gate.
   const auto niah = run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4");
   CHECK(niah["heads"] == 2);
@@ -146,6 +152,15 @@ TEST_CASE(
             doctest::Approx(doc["final_gates"][h][s].get<double>()).epsilon(1e-12));
     }
   }
+  // --save-arch: the layer as an architecture file, query heads and rho included.
+  const auto arch = (dir / "layer.toml").string();
+  run_json(kTiny + " --per-channel --query-heads 3 --split-rho 0.5 --save-arch " + arch);
+  const auto read = run_json("niah --arch " + arch + " --dim 8 --context 128 --prompts 4");
+  CHECK(read["heads"] == 6);  // 2 caches x 3 query heads
+  const auto& first = read["architecture"]["heads"][0];
+  CHECK(first["query_heads"] == 3);
+  CHECK(first["split_rho"] == 0.5);
+  CHECK(first["channels"].size() == 8);
   // The one-gate layer's document has none of these keys.
   const auto plain = run_json(kTiny);
   for (const char* key : {"per_channel", "query_heads", "query_projection", "split_rho"}) {
@@ -221,6 +236,8 @@ TEST_CASE("train bad input: exact message, exit status 2, no output file") {
       {"--save-gates /nonexistent/gates.json",
        "cannot write '/nonexistent/gates.json' (No such file or directory)"},
       {"--save-gates /tmp", "cannot write '/tmp' (Is a directory)"},
+      {"--save-arch /nonexistent/layer.toml",
+       "cannot write '/nonexistent/layer.toml' (No such file or directory)"},
       {"--rms-norm=maybe", "invalid --rms-norm maybe (a flag takes =true or =false)"},
       {"--query-heads 0", "invalid --query-heads 0 (must be in [1, 1024])"},
       {"--query-heads 200",
