@@ -59,9 +59,9 @@ void add_lab_commands(py::module_& m) {
       [](int window, int stride, int offset, int heads, int dim, std::int64_t context,
          double query_noise, bool rms_norm, bool content, bool per_channel, int query_heads,
          bool query_projection, double split_rho, double beta_out, double answers, int steps,
-         int batch, double lr, double init_scale, std::optional<double> init_lambda,
-         const py::int_& seed, int record_every, int log_every, int groups, int prompts,
-         int threads, bool progress) {
+         int batch, const std::string& batches, double lr, double init_scale,
+         std::optional<double> init_lambda, const py::int_& seed, int record_every, int log_every,
+         int groups, int prompts, int threads, bool progress) {
         TrainArguments a;
         auto& s = a.spec;
         s.model.geometry = {window, stride, offset};
@@ -79,6 +79,7 @@ void add_lab_commands(py::module_& m) {
         s.model.loss.answers = answers;
         s.steps = steps;
         s.batch = batch;
+        s.batches = training::parse_batches(batches);
         s.adam.lr = lr;
         s.init_scale = init_scale;
         s.init_lambda = init_lambda;
@@ -98,10 +99,10 @@ void add_lab_commands(py::module_& m) {
       "per_channel"_a = d.model.per_channel, "query_heads"_a = d.model.query_heads,
       "query_projection"_a = d.model.query_projection, "split_rho"_a = d.model.split_rho,
       "beta_out"_a = d.model.beta_out, "answers"_a = d.model.loss.answers, "steps"_a = d.steps,
-      "batch"_a = d.batch, "lr"_a = d.adam.lr, "init_scale"_a = d.init_scale,
-      "init_lambda"_a = py::none(), "seed"_a = d.seed, "record_every"_a = d.record_every,
-      "log_every"_a = d.log_every, "groups"_a = d.groups, "prompts"_a = d.prompts, "threads"_a = 0,
-      "progress"_a = false,
+      "batch"_a = d.batch, "batches"_a = training::to_string(d.batches), "lr"_a = d.adam.lr,
+      "init_scale"_a = d.init_scale, "init_lambda"_a = py::none(), "seed"_a = d.seed,
+      "record_every"_a = d.record_every, "log_every"_a = d.log_every, "groups"_a = d.groups,
+      "prompts"_a = d.prompts, "threads"_a = 0, "progress"_a = false,
       R"(Train a tiny compressed-attention layer and read it with the NIAH protocol
 (`phasesim train`, docs/TRAINING.md).
 
@@ -109,7 +110,7 @@ Model: window, stride, offset, heads, dim, context, query_noise, rms_norm, conte
 gate's content term), per_channel, query_heads, query_projection, split_rho (the real
 compressor: a gate per channel, K query heads a cache, their projections, split projections),
 beta_out, answers. Training: steps of Adam with lr, batch contexts per
-step, init_scale, init_lambda (default sqrt(dim), 1 with rms_norm), seed, record_every (gate
+step, batches ("shared" or "independent": each head its own batch), init_scale, init_lambda (default sqrt(dim), 1 with rms_norm), seed, record_every (gate
 trajectory and loss curve), log_every. Evaluation: groups, prompts. threads; progress=True
 shows the steps done on stderr. Returns the `train` document as a dict (gates, trajectory,
 loss curve and the trained layer's NIAH table).)");

@@ -39,6 +39,12 @@ def mean_se(values):
     return mean, math.sqrt(var / n)
 
 
+def period_counts(rows):
+    """How many models have each estimated period; no period (None) last."""
+    counts = Counter(r["period"] for r in rows)
+    return {str(p): n for p, n in sorted(counts.items(), key=lambda c: (c[0] is None, c[0] or 0))}
+
+
 def stride_summary(rows, docs):
     S, H = rows[0]["stride"], rows[0]["heads"]
     blind = [r["blind_phases"] for r in rows]
@@ -46,7 +52,7 @@ def stride_summary(rows, docs):
     counts = Counter(blind)
     heads = sum(r["heads"] for r in rows)
     return {"stride": S, "window": rows[0]["window"], "heads": H, "models": len(rows),
-            "period_counts": {str(p): n for p, n in sorted(Counter(r["period"] for r in rows).items())},
+            "period_counts": period_counts(rows),
             "period_equals_stride": sum(r["period"] == S for r in rows),
             "max_weight_mean": sum(r["max_weight_mean"] for r in rows) / len(rows),
             "max_weight_min": min(r["max_weight_min"] for r in rows),

@@ -121,6 +121,10 @@ CASES = [
                           split_rho=0.5),
      "train --steps 10 --batch 4 --heads 1 --dim 8 --context 256 --prompts 8 "
      "--per-channel --query-heads 2 --query-projection --split-rho 0.5"),
+    (phasesim.train, dict(steps=10, batch=2, heads=2, dim=8, context=256, prompts=8,
+                          batches="independent"),
+     "train --steps 10 --batch 2 --heads 2 --dim 8 --context 256 --prompts 8 "
+     "--batches independent"),
 ]
 
 

@@ -19,6 +19,7 @@ struct TrainOptions {
   training::LabSpec spec;
   double init_lambda = 0;
   const CLI::Option* init_lambda_given = nullptr;
+  std::string batches = "shared";
   int threads = 0;
   bool progress = false;
   std::string json;
@@ -84,6 +85,10 @@ void add_options(CLI::App& cmd, TrainOptions& o) {
   add_model_options(cmd, s.model);
   cmd.add_option("--steps", s.steps, "Adam steps")->capture_default_str();
   cmd.add_option("--batch", s.batch, "Contexts per step (one needle each)")->capture_default_str();
+  cmd.add_option("--batches", o.batches,
+                 "shared: every head's gradient from one batch; independent: each head its own "
+                 "batch (H times the contexts)")
+      ->capture_default_str();
   cmd.add_option("--lr", s.adam.lr, "Adam learning rate")->capture_default_str();
   cmd.add_option("--init-scale", s.init_scale,
                  "Initial biases: head h starts at random:SEED+h:SCALE")
@@ -126,6 +131,7 @@ void add_train_command(CLI::App& app, Action& action) {
   cmd->callback([options, &action] {
     auto spec = options->spec;
     if (options->init_lambda_given->count()) spec.init_lambda = options->init_lambda;
+    spec.batches = training::parse_batches(options->batches);
     spec.validate();
     check_threads(options->threads);
     spec.check_work(Parallel{options->threads}.team());

@@ -135,8 +135,10 @@ void print_lab_header(const training::LabSpec& spec, std::ostream& out) {
       << (m.query_projection ? ", query projections" : "")
       << (m.split_rho < 1 ? ", split rho " + format_number(m.split_rho) : "") << ", context "
       << m.context << " (" << counted(m.entries(), "entry", "entries") << "), "
-      << counted(spec.steps, "step") << " of batch " << spec.batch << ", lr " << spec.adam.lr
-      << ", init scale " << spec.init_scale << ", seed " << spec.seed << '\n';
+      << counted(spec.steps, "step") << " of batch " << spec.batch
+      << (spec.batches == training::Batches::independent ? " per head (independent)" : "")
+      << ", lr " << spec.adam.lr << ", init scale " << spec.init_scale << ", seed " << spec.seed
+      << '\n';
 }
 
 void print_lab_result(const training::LabSpec& spec, const training::LabResult& result,

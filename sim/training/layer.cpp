@@ -589,6 +589,17 @@ LayerParameters::LayerParameters(const LayerModel& model)
           projection_offset() +
           (model.query_projection ? Eigen::Index{readers_} * dim_ * dim_ : 0))) {}
 
+std::array<LayerParameters::Segment, 4> LayerParameters::head_segments(int h) const {
+  const Eigen::Index H = heads_, K = readers_ / heads_, d = dim_;
+  const Eigen::Index bias = Eigen::Index{window_} * channels_,
+                     content = Eigen::Index{channels_} * d;
+  const Eigen::Index projection = (values_.size() - projection_offset()) / H;  // K d d, or 0
+  return {{{h * bias, bias},
+           {content_offset() + h * content, content},
+           {lambda_offset() + h * K, K},
+           {projection_offset() + h * projection, projection}}};
+}
+
 void draw_training_context(const LayerModel& model, std::uint64_t seed, std::uint32_t step,
                            std::uint32_t index, LayerContext& context) {
   const RandomStream position(seed, step, index, Stream::training_needle);

@@ -35,6 +35,8 @@ void put_parameters(Json& doc, const LabSpec& spec) {
   doc["answers"] = m.loss.answers;
   doc["steps"] = spec.steps;
   doc["batch"] = spec.batch;
+  // Like the real compressor's options: only where it applies, so older documents keep their bits.
+  if (spec.batches != Batches::shared) doc["batches"] = to_string(spec.batches);
   doc["lr"] = spec.adam.lr;
   doc["adam"] = {
       {"beta1", spec.adam.beta1}, {"beta2", spec.adam.beta2}, {"epsilon", spec.adam.epsilon}};

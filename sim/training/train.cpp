@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "phasesim/core/error.hpp"
@@ -18,7 +19,10 @@ namespace phasesim::training {
 namespace {
 
 constexpr int kMaxSteps = 10000000;
-constexpr int kMaxBatch = 65536;  // the batch index shares a 32-bit counter word with the stream
+constexpr int kMaxBatch = 65536;
+// The training streams' batch index shares a 32-bit counter word with the stream's 8 bits
+// (random.hpp): with independent batches it runs to heads x batch.
+constexpr std::int64_t kMaxBatchIndex = std::int64_t{1} << 24;
 
 // The evaluation protocol with the trained gates of `parameters` as the model's gates, one
 // reader per head: the spec `niah` would get from --save-gates (and --split-rho).
@@ -61,32 +65,6 @@ niah::OutcomeTable retrieval_outcomes(const LabSpec& spec, const LayerParameters
   return table;
 }
 
-// The mean loss and gradient (into `mean`) of step `step`'s batch: each context drawn and
-// differentiated by whichever thread takes it, then summed in index order, so that the sum
-// is the same on any number of threads.
-double batch_gradient(const LabSpec& spec, const LayerParameters& theta, int step,
-                      const Parallel& parallel, training::WorkspacePool& pool,
-                      std::vector<LayerParameters>& gradients, std::vector<double>& losses,
-                      Eigen::VectorXd& mean) {
-  parallel_for(
-      parallel, spec.batch, [&] { return pool.lease(); },
-      [&](std::int64_t i, training::WorkspacePool::Lease& lease) {
-        auto& w = *lease;
-        draw_training_context(spec.model, spec.seed, static_cast<std::uint32_t>(step),
-                              static_cast<std::uint32_t>(i), w.context);
-        losses[std::size_t(i)] =
-            layer_loss(spec.model, theta, w.context, w, &gradients[std::size_t(i)]).loss;
-      });
-  mean.setZero();
-  double loss = 0;
-  for (int i = 0; i < spec.batch; ++i) {
-    mean += gradients[std::size_t(i)].values();
-    loss += losses[std::size_t(i)];
-  }
-  mean /= spec.batch;
-  return loss / spec.batch;
-}
-
 SlotPhase argmax_of(const Geometry& geometry, const RowMatrix& gates, int head) {
   Eigen::Index slot = 0;
   gates.row(head).maxCoeff(&slot);
@@ -106,6 +84,66 @@ std::vector<int> blind_phases(int stride, const std::vector<SlotPhase>& argmaxes
 
 }  // namespace
 
+struct BatchGradient::Scratch {
+  explicit Scratch(const LabSpec& spec)
+      : pool(spec.model),
+        gradients(static_cast<std::size_t>(spec.batch), LayerParameters(spec.model)),
+        losses(static_cast<std::size_t>(spec.batch)) {}
+  WorkspacePool pool;
+  std::vector<LayerParameters> gradients;  // of each batch item
+  std::vector<double> losses;
+};
+
+BatchGradient::BatchGradient(const LabSpec& spec)
+    : spec_(spec), scratch_(std::make_unique<Scratch>(spec)) {}
+
+BatchGradient::~BatchGradient() = default;
+
+void BatchGradient::differentiate(const LayerParameters& theta, int step, std::uint32_t first,
+                                  const Parallel& parallel) {
+  auto& s = *scratch_;
+  parallel_for(
+      parallel, spec_.batch, [&] { return s.pool.lease(); },
+      [&](std::int64_t i, WorkspacePool::Lease& lease) {
+        auto& w = *lease;
+        draw_training_context(spec_.model, spec_.seed, static_cast<std::uint32_t>(step),
+                              first + static_cast<std::uint32_t>(i), w.context);
+        s.losses[std::size_t(i)] =
+            layer_loss(spec_.model, theta, w.context, w, &s.gradients[std::size_t(i)]).loss;
+      });
+}
+
+double BatchGradient::operator()(const LayerParameters& theta, int step, const Parallel& parallel,
+                                 Eigen::VectorXd& mean) {
+  const auto& gradients = scratch_->gradients;
+  const auto& losses = scratch_->losses;
+  const int batch = spec_.batch;
+  mean.setZero();
+  double loss = 0;
+  if (spec_.batches == Batches::shared) {
+    differentiate(theta, step, 0, parallel);
+    for (int i = 0; i < batch; ++i) {
+      mean += gradients[std::size_t(i)].values();
+      loss += losses[std::size_t(i)];
+    }
+    mean /= batch;
+    return loss / batch;
+  }
+  // Head h's segments from its own contexts h B .. h B + B - 1 (one head: the shared batch,
+  // bit for bit: the same contexts, sums and order).
+  for (int h = 0; h < spec_.model.heads; ++h) {
+    differentiate(theta, step, static_cast<std::uint32_t>(h * batch), parallel);
+    for (const auto [offset, size] : theta.head_segments(h)) {
+      for (int i = 0; i < batch; ++i) {
+        mean.segment(offset, size) += gradients[std::size_t(i)].values().segment(offset, size);
+      }
+    }
+    for (int i = 0; i < batch; ++i) loss += losses[std::size_t(i)];
+  }
+  mean /= batch;
+  return loss / (double(batch) * spec_.model.heads);
+}
+
 Adam::Adam(Eigen::Index size, const AdamSettings& settings)
     : settings_(settings),
       first_(Eigen::VectorXd::Zero(size)),
@@ -122,10 +160,24 @@ void Adam::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
                    ((second_.array() / correct2).sqrt() + settings_.epsilon);
 }
 
+Batches parse_batches(std::string_view name) {
+  if (name == "shared") return Batches::shared;
+  if (name == "independent") return Batches::independent;
+  throw InputError("invalid --batches " + std::string(name) + " (must be shared or independent)");
+}
+
+std::string to_string(Batches batches) {
+  return batches == Batches::shared ? "shared" : "independent";
+}
+
 void LabSpec::validate() const {
   model.validate();
   require_in_range(steps, 1, kMaxSteps, "--steps");
   require_in_range(batch, 1, kMaxBatch, "--batch");
+  require(batches == Batches::shared || std::int64_t{batch} * model.heads <= kMaxBatchIndex,
+          "invalid --batch " + std::to_string(batch) + " (with --batches independent, --heads " +
+              std::to_string(model.heads) + " x --batch must be at most " +
+              std::to_string(kMaxBatchIndex) + ")");
   require_positive(adam.lr, "--lr");
   require_non_negative(init_scale, "--init-scale");
   if (init_lambda) require_positive(*init_lambda, "--init-lambda");
@@ -137,10 +189,11 @@ void LabSpec::validate() const {
 }
 
 void LabSpec::check_work(int threads) const {
+  const std::string per_head = batches == Batches::independent ? " x --heads (independent)" : "";
   phasesim::check_work("--steps " + std::to_string(steps) + " x --batch " + std::to_string(batch) +
-                           " x --context " + std::to_string(model.context) + " (--heads " +
-                           std::to_string(model.heads) + ", --dim " + std::to_string(model.dim) +
-                           ")",
+                           per_head + " x --context " + std::to_string(model.context) +
+                           " (--heads " + std::to_string(model.heads) + ", --dim " +
+                           std::to_string(model.dim) + ")",
                        estimate(), threads);
 }
 
@@ -148,8 +201,10 @@ WorkEstimate LabSpec::estimate() const {
   // Measured with --threads 1 on the 2-core CI machine (W 8, S 4): 8.4 s for 200 steps of
   // 16 contexts of 2048 tokens at --heads 8 --dim 32, 10.4 s at --heads 2 --dim 64, and
   // 4x the context took 4.5x: about 15 ns plus 3 ns a head per token and dimension.
+  // Independent batches: every head's own contexts each get the whole layer's pass.
+  const double contexts = double(batch) * (batches == Batches::independent ? model.heads : 1);
   const double values =
-      static_cast<double>(steps) * batch * static_cast<double>(model.context) * model.dim;
+      static_cast<double>(steps) * contexts * static_cast<double>(model.context) * model.dim;
   // A thread's context: embeddings, keys and their gradients (twice with split projections).
   const double split = model.older_slots() > 0 ? 2 : 1;
   double bytes = 4.0 * 8 * split * static_cast<double>(model.context) * model.dim;
@@ -297,15 +352,11 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
   };
   record_channels();
   Adam adam(theta.values().size(), spec.adam);
-  training::WorkspacePool pool(model);
-  std::vector<LayerParameters> gradients(static_cast<std::size_t>(spec.batch),
-                                         LayerParameters(model));
-  std::vector<double> losses(static_cast<std::size_t>(spec.batch));
+  BatchGradient batch_gradient(spec);
   Eigen::VectorXd mean_gradient(theta.values().size());
   double recorded_loss = 0, logged_loss = 0;
   for (int step = 0; step < spec.steps; ++step) {
-    const double loss =
-        batch_gradient(spec, theta, step, parallel, pool, gradients, losses, mean_gradient);
+    const double loss = batch_gradient(theta, step, parallel, mean_gradient);
     adam.step(theta.values(), mean_gradient);
     recorded_loss += loss;
     logged_loss += loss;

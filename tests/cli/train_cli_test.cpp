@@ -168,6 +168,14 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("train --batches independent: recorded in the document and the header") {
+  CHECK(run_json(kTiny + " --batches independent")["batches"] == "independent");
+  CHECK(!run_json(kTiny + " --batches shared").contains("batches"));
+  const auto table = run_cli(kTiny + " --batches independent");
+  CHECK(table.status == 0);
+  CHECK(table.out.find("of batch 4 per head (independent)") != std::string::npos);
+}
+
 TEST_CASE("train logs every K steps, and --progress adds the time left") {
   const auto plain = run_cli(kTiny);
   CHECK(plain.status == 0);
@@ -213,6 +221,10 @@ TEST_CASE("train bad input: exact message, exit status 2, no output file") {
       {"--answers 0", "invalid --answers 0 (must be finite and > 0)"},
       {"--steps 0", "invalid --steps 0 (must be in [1, 10000000])"},
       {"--batch 0", "invalid --batch 0 (must be in [1, 65536])"},
+      {"--batches per-head", "invalid --batches per-head (must be shared or independent)"},
+      {"--batches independent --heads 1024 --batch 65536",
+       "invalid --batch 65536 (with --batches independent, --heads 1024 x --batch must be at "
+       "most 16777216)"},
       {"--lr 0", "invalid --lr 0 (must be finite and > 0)"},
       {"--init-scale -1", "invalid --init-scale -1 (must be finite and >= 0)"},
       {"--init-lambda 0", "invalid --init-lambda 0 (must be finite and > 0)"},

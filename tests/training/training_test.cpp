@@ -5,9 +5,11 @@
 // of threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "phasesim/core/error.hpp"
 #include "phasesim/core/normal_block.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/gate.hpp"
@@ -390,6 +392,123 @@ TEST_CASE("Adam's first step moves every parameter by lr against its gradient's 
   CHECK(theta[2] == 0.0);
 }
 
+TEST_CASE(
+    "each head's segments of theta partition it: bias, content, its query heads' lambda and P") {
+  for (const auto& v : kVariants) {
+    CAPTURE(v.per_channel);
+    CAPTURE(v.query_heads);
+    CAPTURE(v.query_projection);
+    const auto m = variant_model(v);
+    LayerParameters p(m);
+    std::vector<int> owner(static_cast<std::size_t>(p.values().size()), -1);
+    for (int h = 0; h < m.heads; ++h) {
+      for (const auto [offset, size] : p.head_segments(h)) {
+        for (auto i = offset; i < offset + size; ++i) {
+          CHECK(owner[std::size_t(i)] == -1);
+          owner[std::size_t(i)] = h;
+        }
+      }
+      // Writing head h's views marks exactly its segments.
+      p.values().setZero();
+      p.head_bias(h).setOnes();
+      p.head_content(h).setOnes();
+      for (int k = 0; k < m.query_heads; ++k) {
+        const int r = h * m.query_heads + k;
+        p.log_lambda()[r] = 1;
+        if (m.query_projection) p.projection(r).setOnes();
+      }
+      for (Eigen::Index i = 0; i < p.values().size(); ++i) {
+        CHECK((p.values()[i] == 1) == (owner[std::size_t(i)] == h));
+      }
+    }
+    CHECK(std::count(owner.begin(), owner.end(), -1) == 0);
+  }
+}
+
+TEST_CASE("independent batches: head h's gradient is its own contexts' mean, restricted to it") {
+  LabSpec spec;
+  spec.model = variant_model({true, false, 1, true, 2, true, 0.6});
+  spec.batch = 3;
+  spec.seed = 9;
+  spec.batches = Batches::independent;
+  spec.validate();
+  const auto theta = random_parameters(spec.model, 4);
+  const int step = 5;
+  Eigen::VectorXd mean(theta.values().size());
+  BatchGradient independent_gradient(spec);
+  const double loss = independent_gradient(theta, step, Parallel{1}, mean);
+  // Head h's segments: the mean over contexts h B .. h B + B - 1 of the whole layer's gradient.
+  LayerWorkspace w(spec.model);
+  LayerParameters gradient(spec.model);
+  Eigen::VectorXd expected = Eigen::VectorXd::Zero(mean.size());
+  double expected_loss = 0;
+  for (int h = 0; h < spec.model.heads; ++h) {
+    for (int i = 0; i < spec.batch; ++i) {
+      draw_training_context(spec.model, spec.seed, step, std::uint32_t(h * spec.batch + i),
+                            w.context);
+      expected_loss += layer_loss(spec.model, theta, w.context, w, &gradient).loss;
+      for (const auto [offset, size] : theta.head_segments(h)) {
+        expected.segment(offset, size) += gradient.values().segment(offset, size);
+      }
+    }
+  }
+  expected /= spec.batch;
+  CHECK(mean.cwiseEqual(expected).all());
+  CHECK(loss == doctest::Approx(expected_loss / (spec.batch * spec.model.heads)).epsilon(1e-14));
+  // The shared batch is head 0's contexts for every head: head 0's part agrees, head 1's not.
+  auto shared = spec;
+  shared.batches = Batches::shared;
+  Eigen::VectorXd shared_mean(mean.size());
+  BatchGradient shared_gradient(shared);
+  shared_gradient(theta, step, Parallel{1}, shared_mean);
+  for (const auto [offset, size] : theta.head_segments(0)) {
+    CHECK(shared_mean.segment(offset, size).cwiseEqual(mean.segment(offset, size)).all());
+  }
+  const auto bias1 = theta.head_segments(1)[0];
+  CHECK((shared_mean.segment(bias1.offset, bias1.size) - mean.segment(bias1.offset, bias1.size))
+            .norm() > 1e-6);
+}
+
+TEST_CASE("one head trains the same bits with independent and shared batches" *
+          doctest::test_suite("bitexact")) {
+  LabSpec spec;
+  spec.model = variant_model({true, false, 0, true, 2, true, 0.6});
+  spec.model.heads = 1;
+  spec.steps = 6;
+  spec.batch = 3;
+  spec.record_every = 3;
+  spec.groups = 2;
+  spec.prompts = 4;
+  auto independent = spec;
+  independent.batches = Batches::independent;
+  const auto a = lab_document(spec, run_lab(spec, Parallel{1}));
+  auto b = lab_document(independent, run_lab(independent, Parallel{1}));
+  CHECK(b["batches"] == "independent");
+  CHECK(!a.contains("batches"));  // shared documents keep their keys
+  b.erase("batches");
+  CHECK(a.dump() == b.dump());
+}
+
+TEST_CASE("--batches and its bound on heads x batch are validated") {
+  CHECK(parse_batches("shared") == Batches::shared);
+  CHECK(parse_batches("independent") == Batches::independent);
+  CHECK_THROWS_WITH_AS(parse_batches("per-head"),
+                       "invalid --batches per-head (must be shared or independent)", InputError);
+  LabSpec spec;
+  spec.model.heads = 512;
+  spec.batch = 65536;
+  spec.validate();  // shared: the batch index is below 65536
+  spec.batches = Batches::independent;
+  CHECK_THROWS_WITH_AS(spec.validate(),
+                       "invalid --batch 65536 (with --batches independent, --heads 512 x --batch "
+                       "must be at most 16777216)",
+                       InputError);
+  // The work estimate counts every head's contexts.
+  auto shared = spec;
+  shared.batches = Batches::shared;
+  CHECK(spec.estimate().seconds == doctest::Approx(512 * shared.estimate().seconds));
+}
+
 TEST_CASE("a short training run concentrates the gates, the same on any number of threads" *
           doctest::test_suite("bitexact")) {
   LabSpec spec;
@@ -417,6 +536,11 @@ TEST_CASE("a short training run concentrates the gates, the same on any number o
   real.steps = 30;
   real.record_every = 10;
   real.validate();
+  test::check_thread_invariance(
+      [&](const Parallel& p) { return run_lab(real, p); },
+      [&](const LabResult& result) { return lab_document(real, result).dump(); });
+  // ... and with independent batches (each head its own contexts, summed in index order).
+  real.batches = Batches::independent;
   test::check_thread_invariance(
       [&](const Parallel& p) { return run_lab(real, p); },
       [&](const LabResult& result) { return lab_document(real, result).dump(); });

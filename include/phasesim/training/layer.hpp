@@ -16,6 +16,7 @@
 // This header holds the model, its parameters, one context, and the forward pass with its
 // hand-written gradient (no autodiff): what one item of a training batch computes.
 #include <Eigen/Core>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -105,6 +106,15 @@ class LayerParameters {
   /// The d x d query projection of query head r (query_projection only).
   Matrix projection(int r) { return {projection_row(r), dim_, dim_}; }
   ConstMatrix projection(int r) const { return {projection_row(r), dim_, dim_}; }
+
+  /// A run of values(): `size` parameters from `offset`.
+  struct Segment {
+    Eigen::Index offset = 0, size = 0;
+  };
+  /// What belongs to head h, in the order of values(): its bias row, its content row, and the
+  /// lambdas and projections of its query heads (readers h K .. h K + K - 1; the projections
+  /// empty without them). The heads' segments partition values().
+  std::array<Segment, 4> head_segments(int h) const;
 
   Eigen::VectorXd& values() { return values_; }
   const Eigen::VectorXd& values() const { return values_; }

@@ -7,8 +7,10 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "phasesim/core/budget.hpp"
@@ -42,11 +44,21 @@ class Adam {
   double beta1_power_ = 1, beta2_power_ = 1;
 };
 
+/// Where the heads' gradients come from (--batches). shared: every head's from the same batch
+/// of contexts. independent: head h's from its own batch (training contexts h B .. h B + B - 1
+/// of the step), so that the heads' gradient noise is independent while its mean is the same;
+/// the forward pass is still the whole layer's, so a step costs H times the contexts.
+enum class Batches { shared, independent };
+/// Throws InputError naming --batches and its values.
+Batches parse_batches(std::string_view name);
+std::string to_string(Batches batches);
+
 /// Everything `phasesim train` takes, under its option names.
 struct LabSpec {
   LayerModel model;
   int steps = 2000;
   int batch = 16;
+  Batches batches = Batches::shared;
   AdamSettings adam;
   double init_scale = 0.1;            ///< head h starts at the logits of random:SEED+h:SCALE
   std::optional<double> init_lambda;  ///< lambda_h at the start; unset: default_lambda()
@@ -59,8 +71,9 @@ struct LabSpec {
 
   /// Throws InputError naming the option; bounds the work before any is done.
   void validate() const;
-  /// The time and memory of the training (check_work bounds them): steps x batch contexts,
-  /// each a forward and backward pass over context x dim embedding values for every head.
+  /// The time and memory of the training (check_work bounds them): steps x batch contexts
+  /// (x heads with independent batches), each a forward and backward pass over context x dim
+  /// embedding values for every head.
   WorkEstimate estimate() const;
   /// check_work of estimate() on `threads` threads, naming steps x batch x context.
   void check_work(int threads) const;
@@ -70,6 +83,29 @@ struct LabSpec {
   /// The period test of the evaluation table: diagnose's defaults at period_alpha, keyed by
   /// the seed.
   stats::PeriodOptions period_options() const { return {9999, seed, period_alpha}; }
+};
+
+/// The mean loss and gradient of a step's batch (LabSpec::batches says which contexts each
+/// head's gradient comes from), keeping its scratch memory from step to step. Each context is
+/// drawn and differentiated by whichever thread takes it, then summed in index order: the same
+/// bits on any number of threads.
+class BatchGradient {
+ public:
+  explicit BatchGradient(const LabSpec& spec);  ///< `spec` must outlive this
+  ~BatchGradient();
+  BatchGradient(const BatchGradient&) = delete;
+  BatchGradient& operator=(const BatchGradient&) = delete;
+  /// The batch's mean loss at `theta` on step `step`; its mean gradient into `mean`.
+  double operator()(const LayerParameters& theta, int step, const Parallel& parallel,
+                    Eigen::VectorXd& mean);
+
+ private:
+  struct Scratch;
+  /// Loss and gradient of training contexts first .. first + batch - 1 of the step.
+  void differentiate(const LayerParameters& theta, int step, std::uint32_t first,
+                     const Parallel& parallel);
+  const LabSpec& spec_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 /// theta at step 0: b_h = the logits of random:(seed + h):init_scale (with a gate per channel,
