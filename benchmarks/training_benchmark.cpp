@@ -11,15 +11,19 @@
 
 namespace {
 
-void BM_TrainStep(benchmark::State& state) {
-  phasesim::training::LabSpec spec;  // the defaults are the target size
-  spec.steps = 10;
+// Trains `spec` for `steps` steps on state.range(0) threads, counting steps per second.
+void time_training(benchmark::State& state, phasesim::training::LabSpec spec, int steps) {
+  spec.steps = steps;
   spec.log_every = spec.record_every = spec.steps;
   spec.validate();
   const phasesim::Parallel parallel{static_cast<int>(state.range(0))};
   for (auto _ : state) benchmark::DoNotOptimize(phasesim::training::train_layer(spec, parallel));
   state.counters["steps/s"] = benchmark::Counter(
       static_cast<double>(state.iterations() * spec.steps), benchmark::Counter::kIsRate);
+}
+
+void BM_TrainStep(benchmark::State& state) {
+  time_training(state, {}, 10);  // the defaults are the target size
 }
 
 // One step at issue 23's size: W 8, S 4, d 64, one cache (H = 1) with a gate per channel (64
@@ -32,13 +36,7 @@ void BM_TrainStepRealCompressor(benchmark::State& state) {
   m.per_channel = true;
   m.query_heads = 8;
   m.query_projection = true;
-  spec.steps = 1;
-  spec.log_every = spec.record_every = spec.steps;
-  spec.validate();
-  const phasesim::Parallel parallel{static_cast<int>(state.range(0))};
-  for (auto _ : state) benchmark::DoNotOptimize(phasesim::training::train_layer(spec, parallel));
-  state.counters["steps/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * spec.steps), benchmark::Counter::kIsRate);
+  time_training(state, spec, 1);
 }
 
 // One context's forward and backward pass, and drawing it, on one thread.

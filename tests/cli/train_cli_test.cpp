@@ -88,18 +88,28 @@ TEST_CASE("train JSON: parameters, trajectories, argmaxes, blind phases, the NIA
   CHECK(doc["estimated_period"]["alpha"] == 0.01);
 }
 
+namespace {
+
+// niah's gate weights read from a train --save-gates file are the layer's final gates (2 heads,
+// W 8: kTiny's layer).
+void check_final_gates(const nlohmann::json& niah, const nlohmann::json& train) {
+  for (int h = 0; h < 2; ++h) {
+    for (int s = 0; s < 8; ++s) {
+      CHECK(niah["gate_weights"][h][s].get<double>() ==
+            doctest::Approx(train["final_gates"][h][s].get<double>()).epsilon(1e-12));
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("train --save-gates writes a gate file that niah (and its --knockout) reads") {
   const phasesim::test::TempDir dir("train-gates");
   const auto gates = (dir / "gates.json").string();
   const auto doc = run_json(kTiny + " --save-gates " + gates);
   const auto niah = run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4");
   CHECK(niah["heads"] == 2);
-  for (int h = 0; h < 2; ++h) {
-    for (int s = 0; s < 8; ++s) {
-      CHECK(niah["gate_weights"][h][s].get<double>() ==
-            doctest::Approx(doc["final_gates"][h][s].get<double>()).epsilon(1e-12));
-    }
-  }
+  check_final_gates(niah, doc);
   const auto knockout =
       run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4 --knockout 1");
   CHECK(knockout["knockout_result"]["head"] == 1);
@@ -146,12 +156,7 @@ TEST_CASE(
   // niah reads the per-channel gates: their mean over channels is the head's final gate.
   const auto niah = run_json("niah --gates @" + gates + " --dim 8 --context 128 --prompts 4");
   CHECK(niah["heads"] == 2);
-  for (int h = 0; h < 2; ++h) {
-    for (int s = 0; s < 8; ++s) {
-      CHECK(niah["gate_weights"][h][s].get<double>() ==
-            doctest::Approx(doc["final_gates"][h][s].get<double>()).epsilon(1e-12));
-    }
-  }
+  check_final_gates(niah, doc);
   // --save-arch: the layer as an architecture file, query heads and rho included.
   const auto arch = (dir / "layer.toml").string();
   run_json(kTiny + " --per-channel --query-heads 3 --split-rho 0.5 --save-arch " + arch);
