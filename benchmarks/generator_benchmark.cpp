@@ -68,18 +68,20 @@ void box_muller(benchmark::State& state, std::int64_t target) {
   });
 }
 
-// normal_rows as the engines call it: 64 rows of d = 64, both halves together.
+// normal_rows as the engines call it, both halves together: 64 rows of `cols` (the full
+// engine's d = 64 keys, the training lab's d = 16 tokens, the fast engine's W = 8 slots).
 void normal_rows_case(benchmark::State& state, std::int64_t target) {
   on_target(target, [&] {
     const RandomStream keys(1, 0, 0, Stream::key);
-    std::vector<float> rows(64 * 64);
+    const auto cols = static_cast<int>(state.range(0));
+    std::vector<float> rows(static_cast<std::size_t>(64 * cols));
     std::uint32_t first = 0;
     for (auto _ : state) {
-      normal_rows(keys, first, 64, 64, 0.125f, rows.data(), 64);
+      normal_rows(keys, first, 64, cols, 0.125f, rows.data(), cols);
       first += 64;
       benchmark::DoNotOptimize(rows.data());
     }
-    per_item(state, "ns/normal", 64 * 64);
+    per_item(state, "ns/normal", 64 * std::int64_t{cols});
   });
 }
 
@@ -115,7 +117,11 @@ void register_generator_benchmarks() {
     const std::string name = hwy::TargetName(target);
     benchmark::RegisterBenchmark(("BM_Philox/" + name).c_str(), philox, target);
     benchmark::RegisterBenchmark(("BM_BoxMuller/" + name).c_str(), box_muller, target);
-    benchmark::RegisterBenchmark(("BM_NormalRows/" + name).c_str(), normal_rows_case, target);
+    benchmark::RegisterBenchmark(("BM_NormalRows/" + name).c_str(), normal_rows_case, target)
+        ->ArgName("cols")
+        ->Arg(64)
+        ->Arg(16)
+        ->Arg(8);
   }
   // Highway 1.0.3's SupportedTargets (under SupportedAndGeneratedTargets) sets the dispatch to
   // the best target the CPU has, ignoring a limit (PHASESIM_SIMD_TARGET): the other cases

@@ -65,20 +65,26 @@ TEST_CASE("normal_rows and normal_sequence write normal_pair_float, bit for bit"
           doctest::test_suite("bitexact")) {
   const RandomStream stream(77, 5, 1, Stream::key);
   for_each_target([&] {
-    for (const int cols : {1, 2, 3, 16, 31, 64, 100}) {
-      CAPTURE(cols);
-      const int stride = cols + 3;
-      std::vector<float> out(static_cast<std::size_t>(5 * stride), -7.0f);
-      normal_rows(stream, 1000, 5, cols, 0.25f, out.data(), stride);
-      for (int r = 0; r < 5; ++r) {
-        for (int c = 0; c < stride; ++c) {
-          const float got = out[static_cast<std::size_t>(r * stride + c)];
-          if (c >= cols) {
-            CHECK(got == -7.0f);  // padding untouched
-            continue;
+    // Short rows (several to a Philox batch: up to 31 on AVX-512) and long ones, 13 rows so
+    // that short ones end in a part batch, with padding between rows and none.
+    for (const int cols : {1, 2, 3, 5, 8, 12, 16, 31, 64, 100}) {
+      for (const int pad : {0, 3}) {
+        CAPTURE(cols);
+        CAPTURE(pad);
+        const int rows = 13, stride = cols + pad;
+        std::vector<float> out(static_cast<std::size_t>(rows * stride + 1), -7.0f);
+        normal_rows(stream, 1000, rows, cols, 0.25f, out.data(), stride);
+        CHECK(out.back() == -7.0f);
+        for (int r = 0; r < rows; ++r) {
+          for (int c = 0; c < stride; ++c) {
+            const float got = out[static_cast<std::size_t>(r * stride + c)];
+            if (c >= cols) {
+              CHECK(got == -7.0f);  // padding untouched
+              continue;
+            }
+            const auto pair = stream.normal_pair_float(1000 + r, c / 2, 0.25f);
+            CHECK(same_bits(got, c % 2 == 0 ? pair.x : pair.y));
           }
-          const auto pair = stream.normal_pair_float(1000 + r, c / 2, 0.25f);
-          CHECK(same_bits(got, c % 2 == 0 ? pair.x : pair.y));
         }
       }
     }

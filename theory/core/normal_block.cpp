@@ -13,6 +13,9 @@ namespace HWY_NAMESPACE {
 
 void NormalRows(const RandomStream& stream, std::uint32_t first_index, std::int64_t rows, int cols,
                 float scale, float* out, std::int64_t stride) {
+#if HWY_TARGET != HWY_SCALAR
+  if (ShortRows(cols)) return NormalShortRows(stream, first_index, rows, cols, scale, out, stride);
+#endif
   for (std::int64_t r = 0; r < rows; ++r) {
     NormalRow(stream, first_index + static_cast<std::uint32_t>(r), cols, scale, out + r * stride);
   }

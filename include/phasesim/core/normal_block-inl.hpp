@@ -107,21 +107,25 @@ HWY_INLINE void Rounds(WideCounters (&c)[kSets], RandomStream::Philox::key_type 
   }
 }
 
-/// Philox4x32-10 of kVectors vectors of counters, lane i of vector k being counter
-/// (index + kN + i, block) when `over_index`, else (index, block + kN + i), N = Lanes; trial
-/// and tag from the stream.
-HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, std::uint32_t block,
-                              bool over_index) {
+/// The counters' offsets from (index, block), one per 64-bit lane of a wide vector.
+struct CounterOffsets {
+  Wide index, block;
+};
+
+/// Philox4x32-10 of kVectors vectors of counters: wide vector m (the lower, then the upper
+/// half of vector m / 2) holds counters (index + o.index, block + o.block) for o = offsets(m);
+/// trial and tag from the stream.
+template <class Offsets>
+HWY_INLINE PhiloxBatch PhiloxAt(const RandomStream& stream, std::uint32_t index,
+                                std::uint32_t block, const Offsets& offsets) {
   const WordTag du;
   const WideTag dw;
   const auto counter = stream.counter(index, block);
-  const auto half = static_cast<std::uint64_t>(hn::Lanes(dw));
   WideCounters c[2 * kVectors];
-  for (int k = 0; k < 2 * kVectors; ++k) {
-    c[k] = {hn::Set(dw, counter[0]), hn::Set(dw, counter[1]), hn::Set(dw, counter[2]),
-            hn::Set(dw, counter[3])};
-    Wide& varying = over_index ? c[k].c0 : c[k].c1;
-    varying = hn::Add(varying, hn::Iota(dw, static_cast<std::uint64_t>(k) * half));
+  for (int m = 0; m < 2 * kVectors; ++m) {
+    const CounterOffsets o = offsets(m);
+    c[m] = {hn::Add(hn::Set(dw, counter[0]), o.index), hn::Add(hn::Set(dw, counter[1]), o.block),
+            hn::Set(dw, counter[2]), hn::Set(dw, counter[3])};
   }
   Rounds(c, stream.key());
   const auto join = [&](Wide upper, Wide lower) {
@@ -134,6 +138,19 @@ HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, s
     batch.v[k] = {join(hi.c0, lo.c0), join(hi.c1, lo.c1), join(hi.c2, lo.c2), join(hi.c3, lo.c3)};
   }
   return batch;
+}
+
+/// Philox4x32-10 of kVectors vectors of counters, lane i of vector k being counter
+/// (index + kN + i, block) when `over_index`, else (index, block + kN + i), N = Lanes; trial
+/// and tag from the stream.
+HWY_INLINE PhiloxBatch Philox(const RandomStream& stream, std::uint32_t index, std::uint32_t block,
+                              bool over_index) {
+  const WideTag dw;
+  const auto half = static_cast<std::uint64_t>(hn::Lanes(dw));
+  return PhiloxAt(stream, index, block, [&](int m) {
+    const auto step = hn::Iota(dw, static_cast<std::uint64_t>(m) * half);
+    return over_index ? CounterOffsets{step, hn::Zero(dw)} : CounterOffsets{hn::Zero(dw), step};
+  });
 }
 
 #endif
@@ -279,6 +296,51 @@ HWY_INLINE void NormalRow(const RandomStream& stream, std::uint32_t index, int c
     }
   }
 }
+
+#if HWY_TARGET != HWY_SCALAR
+
+/// Whether NormalShortRows applies: at least two rows of `cols` fit a Philox batch.
+HWY_INLINE bool ShortRows(int cols) {
+  const auto batch_pairs = static_cast<int>(kVectors * hn::Lanes(WordTag()));
+  return 2 * ((cols + 1) / 2) <= batch_pairs;
+}
+
+/// NormalRow of rows first_index .. first_index + rows - 1 (out[r * stride + c]) for rows that
+/// ShortRows accepts, several to a Philox batch: lane p draws pair p % P of row p / P (P pairs
+/// a row), the counters NormalRow gives that pair. Row by row, a batch of 2 kVectors N normals
+/// would draw d and discard the rest (at d = 8 on AVX-512, 7 of 8).
+HWY_INLINE void NormalShortRows(const RandomStream& stream, std::uint32_t first_index,
+                                std::int64_t rows, int cols, float scale, float* HWY_RESTRICT out,
+                                std::int64_t stride) {
+  const FloatTag df;
+  const WideTag dw;
+  const auto lanes = hn::Lanes(df), half = hn::Lanes(dw);
+  const int pairs = (cols + 1) / 2;
+  const auto per_batch = static_cast<std::int64_t>(kVectors * lanes) / pairs;
+  // The lanes past per_batch rows draw pairs of the next row, never stored.
+  HWY_ALIGN std::uint64_t row_offset[kVectors * HWY_MAX_BYTES / sizeof(float)];
+  HWY_ALIGN std::uint64_t pair_offset[kVectors * HWY_MAX_BYTES / sizeof(float)];
+  for (std::size_t p = 0; p < kVectors * lanes; ++p) {
+    row_offset[p] = p / static_cast<std::size_t>(pairs);
+    pair_offset[p] = p % static_cast<std::size_t>(pairs);
+  }
+  HWY_ALIGN float normals[2 * kVectors * HWY_MAX_BYTES / sizeof(float)];
+  for (std::int64_t r = 0; r < rows; r += per_batch) {
+    const auto batch = PhiloxAt(stream, first_index + static_cast<std::uint32_t>(r), 0, [&](int m) {
+      return CounterOffsets{hn::Load(dw, row_offset + m * half),
+                            hn::Load(dw, pair_offset + m * half)};
+    });
+    Floats x[kVectors], y[kVectors];
+    BoxMuller(batch.v, scale, x, y);
+    for (int k = 0; k < kVectors; ++k)
+      hn::StoreInterleaved2(x[k], y[k], df, normals + 2 * k * lanes);
+    for (std::int64_t i = 0; i < std::min(per_batch, rows - r); ++i) {
+      std::copy_n(normals + 2 * i * pairs, cols, out + (r + i) * stride);
+    }
+  }
+}
+
+#endif
 
 /// out[2i + k] = scale * normal_pair(first_index + i, block)[k], for 2i + k < count.
 HWY_INLINE void NormalSequence(const RandomStream& stream, std::uint32_t first_index,
