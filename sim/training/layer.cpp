@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "phasesim/core/error.hpp"
@@ -488,42 +489,40 @@ void add_token_outer_products(Eigen::Map<const RowMatrix> E, const RowMatrix& Y,
   }
 }
 
-// dLoss/da (or dLoss/dA_h) from the token gradients: E X (+ E~ X~), or E_h^T X per head.
+// Head h's row of dLoss/da (or dLoss/dA_h) from its token gradients: E_h X (+ E~_h X~), or
+// E_h^T X with a gate per channel.
 void content_gradient(const LayerModel& model, const LayerContext& context, const LayerWorkspace& w,
-                      LayerParameters& gradient) {
+                      int h, LayerParameters& gradient) {
   const bool split = model.older_slots() > 0;
   if (!model.content) {
-    gradient.content().setZero();
+    gradient.content().row(h).setZero();
   } else if (!model.per_channel) {
-    gradient.content().noalias() = w.token_gradient.lazyProduct(context.tokens);  // see above
-    if (split) gradient.content().noalias() += w.older_gradient.lazyProduct(context.older_tokens);
+    auto a = gradient.content().row(h);
+    a.noalias() = w.token_gradient.row(h).lazyProduct(context.tokens);  // see prepare_context
+    if (split) a.noalias() += w.older_gradient.row(h).lazyProduct(context.older_tokens);
   } else {
     const auto L = static_cast<Eigen::Index>(model.context);  // 32 bits in wasm
-    for (int h = 0; h < model.heads; ++h) {
-      gradient.head_content(h).setZero();
-      add_token_outer_products({w.token_gradient.row(h).data(), L, model.dim}, context.tokens,
-                               gradient.head_content(h));
-      if (!split) continue;
-      add_token_outer_products({w.older_gradient.row(h).data(), L, model.dim}, context.older_tokens,
-                               gradient.head_content(h));
-    }
+    gradient.head_content(h).setZero();
+    add_token_outer_products({w.token_gradient.row(h).data(), L, model.dim}, context.tokens,
+                             gradient.head_content(h));
+    if (!split) return;
+    add_token_outer_products({w.older_gradient.row(h).data(), L, model.dim}, context.older_tokens,
+                             gradient.head_content(h));
   }
 }
 
-// dLoss/dP_r = (dLoss/dq_r) (x_p + sigma_q eps_r)^T for every query projection.
-void projection_gradient(const LayerModel& model, const LayerContext& context, LayerWorkspace& w,
-                         LayerParameters& gradient) {
-  for (int r = 0; r < model.readers(); ++r) {
-    if (!model.per_channel) {
-      w.query_gradient.row(r).noalias() = w.query_weights.row(r).lazyProduct(context.tokens);
-      if (model.older_slots() > 0) {
-        w.query_gradient.row(r).noalias() +=
-            w.older_query_weights.row(r).lazyProduct(context.older_tokens);
-      }
+// dLoss/dP_r = (dLoss/dq_r) (x_p + sigma_q eps_r)^T for query head r.
+void projection_gradient(const LayerModel& model, const LayerContext& context, int r,
+                         LayerWorkspace& w, LayerParameters& gradient) {
+  if (!model.per_channel) {
+    w.query_gradient.row(r).noalias() = w.query_weights.row(r).lazyProduct(context.tokens);
+    if (model.older_slots() > 0) {
+      w.query_gradient.row(r).noalias() +=
+          w.older_query_weights.row(r).lazyProduct(context.older_tokens);
     }
-    gradient.projection(r).noalias() =
-        w.query_gradient.row(r).transpose() * context.query(r).transpose();
   }
+  gradient.projection(r).noalias() =
+      w.query_gradient.row(r).transpose() * context.query(r).transpose();
 }
 
 // The forward pass of every head, into w: gates, keys, scores, attention and masses.
@@ -657,7 +656,8 @@ LayerWorkspace::LayerWorkspace(const LayerModel& model) {
 }
 
 LayerForward layer_loss(const LayerModel& model, const LayerParameters& parameters,
-                        const LayerContext& context, LayerWorkspace& w, LayerParameters* gradient) {
+                        const LayerContext& context, LayerWorkspace& w, LayerParameters* gradient,
+                        std::optional<int> head) {
   forward_heads(model, parameters, context, w);
   for (int r = 0; r < model.readers(); ++r) {
     w.head_mass[r] = attend(model, parameters, r, context.needle, w);
@@ -667,18 +667,19 @@ LayerForward layer_loss(const LayerModel& model, const LayerParameters& paramete
   const LayerForward forward{model.loss.value(z), mass};
   if (!gradient) return forward;
   const double coef = model.beta_out * model.loss.derivative(z, 1) / model.readers();
-  for (int h = 0; h < model.heads; ++h) {
+  const int first = head.value_or(0), last = head.value_or(model.heads - 1);
+  for (int h = first; h <= last; ++h) {
     if (model.per_channel) {
       backward_head_channels(model, parameters, h, context, coef, w, *gradient);
     } else {
       backward_head(model, parameters, h, context.needle, coef, w, *gradient);
     }
+    for (int r = h * model.query_heads; r < (h + 1) * model.query_heads; ++r) {
+      gradient->log_lambda()[r] *= portable::exp(parameters.log_lambda()[r]);
+      if (model.query_projection) projection_gradient(model, context, r, w, *gradient);
+    }
+    content_gradient(model, context, w, h, *gradient);
   }
-  for (int r = 0; r < model.readers(); ++r) {
-    gradient->log_lambda()[r] *= portable::exp(parameters.log_lambda()[r]);
-  }
-  content_gradient(model, context, w, *gradient);
-  if (model.query_projection) projection_gradient(model, context, w, *gradient);
   return forward;
 }
 

@@ -55,21 +55,24 @@ Json channel_phases_json(const ChannelPhases& c) {
 }
 
 // A head's channels (a gate per channel): where each points at the start and at the end, the
-// share per phase and its entropy, and the shares at every recorded step.
+// share per phase and its entropy, and at every recorded step the shares and each channel's
+// argmax slot (the per-channel heatmap over steps).
 Json channels_json(const LabResult& result, int h) {
   const auto i = static_cast<std::size_t>(h);
   const auto& start = result.heads.initial_channels[i];
   const auto& end = result.heads.final_channels[i];
   int kept = 0;
   for (std::size_t c = 0; c < end.phase.size(); ++c) kept += start.phase[c] == end.phase[c] ? 1 : 0;
-  Json trajectory = Json::array();
-  for (const auto& shares : result.training.phase_share_trajectory) {
-    trajectory.push_back(row_of(shares, h));
+  Json shares = Json::array(), slots = Json::array();
+  for (const auto& heads : result.training.channel_trajectory) {
+    shares.push_back(heads[i].phase_share);
+    slots.push_back(heads[i].slot);
   }
   return {{"initial", channel_phases_json(start)},
           {"final", channel_phases_json(end)},
           {"kept_phase", kept},
-          {"phase_share_trajectory", trajectory}};
+          {"phase_share_trajectory", shares},
+          {"slot_trajectory", slots}};
 }
 
 // The query heads of head h's cache: each its lambda and how far its projection moved from

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "phasesim/core/error.hpp"
@@ -100,7 +101,7 @@ BatchGradient::BatchGradient(const LabSpec& spec)
 BatchGradient::~BatchGradient() = default;
 
 void BatchGradient::differentiate(const LayerParameters& theta, int step, std::uint32_t first,
-                                  const Parallel& parallel) {
+                                  std::optional<int> head, const Parallel& parallel) {
   auto& s = *scratch_;
   parallel_for(
       parallel, spec_.batch, [&] { return s.pool.lease(); },
@@ -109,7 +110,7 @@ void BatchGradient::differentiate(const LayerParameters& theta, int step, std::u
         draw_training_context(spec_.model, spec_.seed, static_cast<std::uint32_t>(step),
                               first + static_cast<std::uint32_t>(i), w.context);
         s.losses[std::size_t(i)] =
-            layer_loss(spec_.model, theta, w.context, w, &s.gradients[std::size_t(i)]).loss;
+            layer_loss(spec_.model, theta, w.context, w, &s.gradients[std::size_t(i)], head).loss;
       });
 }
 
@@ -121,7 +122,7 @@ double BatchGradient::operator()(const LayerParameters& theta, int step, const P
   mean.setZero();
   double loss = 0;
   if (spec_.batches == Batches::shared) {
-    differentiate(theta, step, 0, parallel);
+    differentiate(theta, step, 0, std::nullopt, parallel);
     for (int i = 0; i < batch; ++i) {
       mean += gradients[std::size_t(i)].values();
       loss += losses[std::size_t(i)];
@@ -130,9 +131,9 @@ double BatchGradient::operator()(const LayerParameters& theta, int step, const P
     return loss / batch;
   }
   // Head h's segments from its own contexts h B .. h B + B - 1 (one head: the shared batch,
-  // bit for bit: the same contexts, sums and order).
+  // bit for bit: the same contexts, sums and order), differentiated for head h alone.
   for (int h = 0; h < spec_.model.heads; ++h) {
-    differentiate(theta, step, static_cast<std::uint32_t>(h * batch), parallel);
+    differentiate(theta, step, static_cast<std::uint32_t>(h * batch), h, parallel);
     for (const auto [offset, size] : theta.head_segments(h)) {
       for (int i = 0; i < batch; ++i) {
         mean.segment(offset, size) += gradients[std::size_t(i)].values().segment(offset, size);
@@ -201,7 +202,8 @@ WorkEstimate LabSpec::estimate() const {
   // Measured with --threads 1 on the 2-core CI machine (W 8, S 4): 8.4 s for 200 steps of
   // 16 contexts of 2048 tokens at --heads 8 --dim 32, 10.4 s at --heads 2 --dim 64, and
   // 4x the context took 4.5x: about 15 ns plus 3 ns a head per token and dimension.
-  // Independent batches: every head's own contexts each get the whole layer's pass.
+  // Independent batches: every head's own contexts each get the whole layer's forward pass
+  // and one head's backward pass; counted as whole passes (a bound).
   const double contexts = double(batch) * (batches == Batches::independent ? model.heads : 1);
   const double values =
       static_cast<double>(steps) * contexts * static_cast<double>(model.context) * model.dim;
@@ -341,14 +343,8 @@ LabTraining train_layer(const LabSpec& spec, const Parallel& parallel,
   auto& theta = run.final;
   const auto record_channels = [&] {
     if (!model.per_channel) return;
-    RowMatrix shares(model.heads, model.geometry.stride);
-    for (int h = 0; h < model.heads; ++h) {
-      const auto phases = channel_phases(model.geometry, theta, h);
-      for (int phi = 0; phi < model.geometry.stride; ++phi) {
-        shares(h, phi) = phases.phase_share[std::size_t(phi)];
-      }
-    }
-    run.phase_share_trajectory.push_back(std::move(shares));
+    auto& heads = run.channel_trajectory.emplace_back();
+    for (int h = 0; h < model.heads; ++h) heads.push_back(channel_phases(model.geometry, theta, h));
   };
   record_channels();
   Adam adam(theta.values().size(), spec.adam);

@@ -147,6 +147,11 @@ TEST_CASE(
   CHECK(head["channels"]["phase_share_trajectory"].size() == 4);
   CHECK(head["channels"]["phase_share_trajectory"][0] ==
         head["channels"]["initial"]["phase_share"]);
+  // Every channel's argmax at every recorded step, from the start to the end.
+  const auto& slots = head["channels"]["slot_trajectory"];
+  CHECK(slots.size() == 4);
+  CHECK(slots.front() == head["channels"]["initial"]["slot"]);
+  CHECK(slots.back() == head["channels"]["final"]["slot"]);
   // A gate file has no place for query heads or rho: its top level says them.
   const auto file = nlohmann::json::parse(phasesim::test::read_text(gates));
   CHECK(file["query_heads"] == 3);

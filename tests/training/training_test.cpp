@@ -262,6 +262,38 @@ TEST_CASE("the hand-written gradient matches finite differences on b, a, lambda 
   }
 }
 
+TEST_CASE("one head's backward pass gives the bits of its segments of the whole gradient" *
+          doctest::test_suite("bitexact")) {
+  // What independent batches run (BatchGradient): layer_loss for head h writes exactly head
+  // h's segments, as the whole layer's backward pass computes them, and nothing else.
+  for (const auto& v : kVariants) {
+    CAPTURE(v.content);
+    CAPTURE(v.rms_norm);
+    CAPTURE(v.per_channel);
+    CAPTURE(v.query_heads);
+    CAPTURE(v.split_rho);
+    auto m = variant_model(v);
+    m.heads = 3;
+    const auto p = random_parameters(m, 5);
+    LayerWorkspace w(m);
+    draw_training_context(m, 2, 0, 0, w.context);
+    const auto context = w.context;
+    LayerParameters whole(m);
+    const double loss = layer_loss(m, p, context, w, &whole).loss;
+    for (int h = 0; h < m.heads; ++h) {
+      CAPTURE(h);
+      LayerParameters one(m);
+      one.values().setConstant(-7.0);
+      CHECK(layer_loss(m, p, context, w, &one, h).loss == loss);
+      Eigen::VectorXd expected = Eigen::VectorXd::Constant(whole.values().size(), -7.0);
+      for (const auto [offset, size] : whole.head_segments(h)) {
+        expected.segment(offset, size) = whole.values().segment(offset, size);
+      }
+      CHECK(one.values().cwiseEqual(expected).all());
+    }
+  }
+}
+
 TEST_CASE("the gradient's bits do not depend on the CPU's cache sizes" *
           doctest::test_suite("bitexact")) {
   // Eigen's blocked matrix product splits the inner dimension at a size it derives from the

@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -214,10 +215,12 @@ struct LayerForward {
 };
 
 /// The loss of `parameters` on `context` (drawn into workspace.context or given), and when
-/// `gradient` is not null its gradient with respect to every parameter (written, not added).
+/// `gradient` is not null its gradient with respect to every parameter (written, not added),
+/// or with `head` only head h's segments of it (LayerParameters::head_segments: the same bits;
+/// the others are left as they were), at the cost of the forward pass and one head's backward.
 LayerForward layer_loss(const LayerModel& model, const LayerParameters& parameters,
                         const LayerContext& context, LayerWorkspace& workspace,
-                        LayerParameters* gradient);
+                        LayerParameters* gradient, std::optional<int> head = std::nullopt);
 
 /// Hard attention, for evaluation: the entry each query head attends to most (the argmax of
 /// q_r . K_j, or of its RMS-normalized form; lambda_r > 0 does not change it; ties: the lower

@@ -101,9 +101,10 @@ class BatchGradient {
 
  private:
   struct Scratch;
-  /// Loss and gradient of training contexts first .. first + batch - 1 of the step.
+  /// Loss and gradient of training contexts first .. first + batch - 1 of the step (only
+  /// `head`'s segments of it when given: layer_loss).
   void differentiate(const LayerParameters& theta, int step, std::uint32_t first,
-                     const Parallel& parallel);
+                     std::optional<int> head, const Parallel& parallel);
   const LabSpec& spec_;
   std::unique_ptr<Scratch> scratch_;
 };
@@ -161,9 +162,9 @@ struct LabTraining {
   LayerParameters final;
   std::vector<int> trajectory_steps;  ///< 0, record_every, ..., steps
   std::vector<RowMatrix> trajectory;  ///< positional gates at those steps
-  /// With a gate per channel: the share of each head's channels per phase at those steps,
-  /// H x S each (empty otherwise).
-  std::vector<RowMatrix> phase_share_trajectory;
+  /// With a gate per channel: where each head's channels point at those steps (every
+  /// channel's argmax, the shares per phase), one per head (empty otherwise).
+  std::vector<std::vector<ChannelPhases>> channel_trajectory;
   std::vector<LossPoint> loss_curve;
 };
 
