@@ -313,27 +313,33 @@ HWY_INLINE void NormalShortRows(const RandomStream& stream, std::uint32_t first_
                                 std::int64_t rows, int cols, float scale, float* HWY_RESTRICT out,
                                 std::int64_t stride) {
   const FloatTag df;
+  const WordTag du;
   const WideTag dw;
   const auto lanes = hn::Lanes(df), half = hn::Lanes(dw);
-  const int pairs = (cols + 1) / 2;
-  const auto per_batch = static_cast<std::int64_t>(kVectors * lanes) / pairs;
-  // The lanes past per_batch rows draw pairs of the next row, never stored.
-  HWY_ALIGN std::uint64_t row_offset[kVectors * HWY_MAX_BYTES / sizeof(float)];
-  HWY_ALIGN std::uint64_t pair_offset[kVectors * HWY_MAX_BYTES / sizeof(float)];
-  for (std::size_t p = 0; p < kVectors * lanes; ++p) {
-    row_offset[p] = p / static_cast<std::size_t>(pairs);
-    pair_offset[p] = p % static_cast<std::size_t>(pairs);
-  }
+  const auto pairs = static_cast<std::uint32_t>((cols + 1) / 2);
+  // p / P as (p M) >> 20, M = 2^20 / P + 1, in registers: exact while p (M - 2^20 / P) < 2^20 / P,
+  // true for p below a batch (at most 2^10 pairs) and P at most half of it. A table in memory
+  // cost more than the Philox rounds: the full engine calls this for every entry's S new keys.
+  constexpr int kShift = 20;
+  const std::uint32_t magic = (1u << kShift) / pairs + 1;
+  const auto divide = [&](Wide p) {
+    return hn::ShiftRight<kShift>(hn::MulEven(hn::BitCast(du, p), hn::Set(du, magic)));
+  };
+  const auto per_batch = static_cast<std::int64_t>((kVectors * lanes * magic) >> kShift);
+  const auto offsets = [&](int m) {  // lane p: pair p % P of row p / P
+    const auto p = hn::Iota(dw, static_cast<std::uint64_t>(m) * half);
+    const auto row = divide(p);
+    return CounterOffsets{row, hn::Sub(p, hn::MulEven(hn::BitCast(du, row), hn::Set(du, pairs)))};
+  };
   HWY_ALIGN float normals[2 * kVectors * HWY_MAX_BYTES / sizeof(float)];
   for (std::int64_t r = 0; r < rows; r += per_batch) {
-    const auto batch = PhiloxAt(stream, first_index + static_cast<std::uint32_t>(r), 0, [&](int m) {
-      return CounterOffsets{hn::Load(dw, row_offset + m * half),
-                            hn::Load(dw, pair_offset + m * half)};
-    });
+    // The lanes past per_batch rows draw pairs of the next row, never stored.
+    const auto batch = PhiloxAt(stream, first_index + static_cast<std::uint32_t>(r), 0, offsets);
     Floats x[kVectors], y[kVectors];
     BoxMuller(batch.v, scale, x, y);
-    for (int k = 0; k < kVectors; ++k)
+    for (int k = 0; k < kVectors; ++k) {
       hn::StoreInterleaved2(x[k], y[k], df, normals + 2 * k * lanes);
+    }
     for (std::int64_t i = 0; i < std::min(per_batch, rows - r); ++i) {
       std::copy_n(normals + 2 * i * pairs, cols, out + (r + i) * stride);
     }
