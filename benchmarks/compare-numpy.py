@@ -155,6 +155,12 @@ def main():
     for program in (phasesim, benchmarks):
         if not os.access(program, os.X_OK):
             sys.exit(f"compare-numpy: {program} not found (build it: bash scripts/build.sh)")
+    if args.simd_target:  # before any measurement: phasesim names the targets this build has
+        check = subprocess.run([phasesim, "--version"], capture_output=True, text=True)
+        if check.returncode != 0:
+            print(f"compare-numpy: invalid --simd-target {args.simd_target}: "
+                  f"{check.stderr.strip().removeprefix('phasesim: ')}", file=sys.stderr)
+            sys.exit(2)
     smoke = args.smoke
     L = 4096 if smoke else 131072
     rounds = 1 if smoke else 3
