@@ -830,7 +830,7 @@ bool FastSampler::streaming_channels(const Head& h, const Trial& t, Workspace& w
   const auto draw = [&](std::int64_t p) {
     const auto row = draws.row(p);
     for (int k = 0; k < G; ++k) {
-      const auto i = k * W + p % W;
+      const auto i = static_cast<std::size_t>(k * W + p % W);
       ws.group_tokens[i] = p == t.needle ? ws.group_needle[k] : ws.group_scale[k] * row[k];
       if (h.older_slots > 0) {
         ws.group_older[i] =

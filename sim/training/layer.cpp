@@ -29,6 +29,10 @@ constexpr int kMaxDim = 4096;
 // the gate is the exact softmax instead; no trained layer of the lab comes near it.
 constexpr double kSmallestFactoredSum = 1e-250;
 
+// An entry, position or length as Eigen's index: 32 bits in wasm, where validate() bounds a
+// context to kMaxEmbeddingValues values.
+constexpr Eigen::Index ix(std::int64_t i) { return static_cast<Eigen::Index>(i); }
+
 // Tokens x_t ~ N(0, I/d) at index t of `tokens`; the older keys rho x_t + sqrt(1 - rho^2) x''_t
 // with x''_t at index t of `older` (split projections only); query i is x_p + sigma_q eps_i
 // with eps_i at index i of `noise` (index 0 alone when every head shares one query). The normals
@@ -44,13 +48,13 @@ void draw_context(const LayerModel& model, const RandomStream& tokens, const Ran
   auto& normals = context.normals;
   normals.resize(static_cast<std::size_t>(std::max<std::int64_t>(model.context, draws) * d));
   normal_rows(tokens, 0, model.context, d, 1.0f, normals.data(), d);
-  context.tokens = Eigen::Map<const FloatRows>(normals.data(), model.context, d).cast<double>();
+  context.tokens = Eigen::Map<const FloatRows>(normals.data(), ix(model.context), d).cast<double>();
   context.tokens *= scale;
   if (model.older_slots() > 0) {
     const double rho = model.split_rho;
     normal_rows(older, 0, model.context, d, 1.0f, normals.data(), d);
     context.older_tokens =
-        Eigen::Map<const FloatRows>(normals.data(), model.context, d).cast<double>();
+        Eigen::Map<const FloatRows>(normals.data(), ix(model.context), d).cast<double>();
     context.older_tokens *= scale * std::sqrt(1 - rho * rho);
     context.older_tokens += rho * context.tokens;
   }
@@ -61,7 +65,7 @@ void draw_context(const LayerModel& model, const RandomStream& tokens, const Ran
     query =
         Eigen::Map<const Eigen::VectorXf>(normals.data() + std::ptrdiff_t{i} * d, d).cast<double>();
     query *= scale * model.query_noise;
-    query += context.tokens.row(needle).transpose();
+    query += context.tokens.row(ix(needle)).transpose();
   }
   context.needle = needle;
 }
@@ -78,14 +82,14 @@ const Eigen::VectorXd& reader_query(const LayerModel& model, const LayerContext&
 }
 
 // The key slot s of an entry reads at position t: the older key in the older slots.
-auto key_row(const LayerContext& context, int older, int s, std::int64_t t) {
+auto key_row(const LayerContext& context, int older, int s, Eigen::Index t) {
   return (s < older ? context.older_tokens : context.tokens).row(t);
 }
 
 // k_r . k_s of one entry's slots r <= s, from the Gram bands: older slots come first, so a
 // mixed pair is an older slot r and a newer slot s.
-double key_product(const LayerWorkspace& w, std::int64_t t0, int older, int r, int s) {
-  const std::int64_t t = t0 + s;
+double key_product(const LayerWorkspace& w, Eigen::Index t0, int older, int r, int s) {
+  const Eigen::Index t = t0 + s;
   if (s < older) return w.older_gram(t, s - r);
   if (r < older) return w.cross_gram(t, s - r);
   return w.gram(t, s - r);
@@ -93,7 +97,7 @@ double key_product(const LayerWorkspace& w, std::int64_t t0, int older, int r, i
 
 // ||K_j||^2 = sum_{s,s'} g_s g_s' k_s . k_s', and v_s = K_j . k_s into `v`, from the Gram
 // bands (gram(t, k) = x_t . x_{t-k}).
-double pooled_norm(const LayerWorkspace& w, std::int64_t t0, int first, int window, int older,
+double pooled_norm(const LayerWorkspace& w, Eigen::Index t0, int first, int window, int older,
                    const double* g, double* v) {
   double squared = 0;
   for (int s = first; s < window; ++s) {
@@ -111,12 +115,12 @@ double pooled_norm(const LayerWorkspace& w, std::int64_t t0, int first, int wind
 // exp(b_s - max b) exp(c_t - max c) normalized, or directly when their sum is too small to be
 // exact.
 void entry_gate(const LayerModel& model, const LayerParameters& parameters,
-                const LayerContext& context, int h, const LayerWorkspace& w, std::int64_t j,
+                const LayerContext& context, int h, const LayerWorkspace& w, Eigen::Index j,
                 double* g) {
   const int W = model.geometry.window;
   const int older = model.older_slots();
   const int first = model.geometry.first_existing_slot(j);
-  const std::int64_t t0 = model.geometry.position(j, 0);
+  const Eigen::Index t0 = ix(model.geometry.position(j, 0));
   const double* c = model.content ? w.token_logits.row(h).data() : nullptr;
   const double* c_older = model.content && older > 0 ? w.older_logits.row(h).data() : c;
   double sum = 0;
@@ -144,7 +148,7 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
 
 // x_t . y_{t-k} for k < W into `band`.
 void gram_band(const RowMatrix& x, const RowMatrix& y, int window, RowMatrix& band) {
-  for (std::int64_t t = 0; t < x.rows(); ++t) {
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
     for (int k = 0; k < window; ++k) band(t, k) = t >= k ? x.row(t).dot(y.row(t - k)) : 0.0;
   }
 }
@@ -173,10 +177,10 @@ void prepare_context(const LayerModel& model, const LayerParameters& parameters,
   } else if (model.content) {
     for (int h = 0; h < model.heads; ++h) {
       const auto A = parameters.head_content(h);
-      Eigen::Map<RowMatrix>(w.token_logits.row(h).data(), model.context, model.dim).noalias() =
+      Eigen::Map<RowMatrix>(w.token_logits.row(h).data(), ix(model.context), model.dim).noalias() =
           context.tokens.lazyProduct(A.transpose());
       if (!split) continue;
-      Eigen::Map<RowMatrix>(w.older_logits.row(h).data(), model.context, model.dim).noalias() =
+      Eigen::Map<RowMatrix>(w.older_logits.row(h).data(), ix(model.context), model.dim).noalias() =
           context.older_tokens.lazyProduct(A.transpose());
     }
   }
@@ -196,7 +200,7 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
   const int W = model.geometry.window;
   const int K = model.query_heads;
   const int older = model.older_slots();
-  const auto N = model.entries();
+  const auto N = ix(model.entries());
   const auto b = parameters.bias().row(h);
   w.slot_weights = (b.array() - b.maxCoeff()).exp().transpose();
   if (model.content) {
@@ -212,11 +216,11 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
   }
   const double root_d = std::sqrt(static_cast<double>(model.dim));
   double* v = w.slot_products.data();
-  for (std::int64_t j = 0; j < N; ++j) {
+  for (Eigen::Index j = 0; j < N; ++j) {
     double* g = w.gates.row(h * N + j).data();
     entry_gate(model, parameters, context, h, w, j, g);
     const int first = model.geometry.first_existing_slot(j);
-    const std::int64_t t0 = model.geometry.position(j, 0);
+    const Eigen::Index t0 = ix(model.geometry.position(j, 0));
     const double squared = model.rms_norm ? pooled_norm(w, t0, first, W, older, g, v) : 0.0;
     if (model.rms_norm) w.squared_norms(h, j) = squared;
     for (int k = 0; k < K; ++k) {
@@ -237,12 +241,12 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
 // The exact softmax over the existing slots of channel c of entry j, unnormalized into column
 // c of `g`, for when the factored exponentials sum below kSmallestFactoredSum; returns its sum.
 double exact_channel_gate(const LayerModel& model, const LayerParameters& parameters,
-                          const LayerContext& context, int h, std::int64_t j, int c,
+                          const LayerContext& context, int h, Eigen::Index j, int c,
                           Eigen::Map<RowMatrix>& g) {
   const int W = model.geometry.window;
   const int older = model.older_slots();
   const int first = model.geometry.first_existing_slot(j);
-  const std::int64_t t0 = model.geometry.position(j, 0);
+  const Eigen::Index t0 = ix(model.geometry.position(j, 0));
   const auto b = parameters.head_bias(h);
   const auto A = parameters.head_content(h);
   double top = -std::numeric_limits<double>::infinity();
@@ -277,8 +281,8 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
                         const LayerContext& context, int h, LayerWorkspace& w) {
   const int W = model.geometry.window, d = model.dim, K = model.query_heads;
   const int older = model.older_slots();
-  const auto N = model.entries();
-  const auto L = model.content ? model.context : 0;
+  const auto N = ix(model.entries());
+  const auto L = ix(model.content ? model.context : 0);
   Eigen::Map<RowMatrix> slot(w.slot_weights.data(), W, d);
   slot = parameters.head_bias(h);
   exp_columns(slot, {nullptr, 0, d}, w.channel_max);
@@ -286,9 +290,9 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
   Eigen::Map<RowMatrix> older_logits(
       model.content && older > 0 ? w.older_logits.row(h).data() : nullptr, older > 0 ? L : 0, d);
   if (model.content) exp_columns(newer_logits, older_logits, w.channel_max);
-  for (std::int64_t j = 0; j < N; ++j) {
+  for (Eigen::Index j = 0; j < N; ++j) {
     const int first = model.geometry.first_existing_slot(j);
-    const std::int64_t t0 = model.geometry.position(j, 0);
+    const Eigen::Index t0 = ix(model.geometry.position(j, 0));
     Eigen::Map<RowMatrix> g(w.gates.row(h * N + j).data(), W, d);
     g.topRows(first).setZero();
     for (int s = first; s < W; ++s) {
@@ -318,7 +322,7 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
     const int r = h * K + k;
     w.scores.row(r).noalias() = keys.lazyProduct(reader_query(model, context, w, r)).transpose();
     if (!model.rms_norm) continue;
-    for (std::int64_t j = 0; j < N; ++j) {
+    for (Eigen::Index j = 0; j < N; ++j) {
       const double squared = w.squared_norms(h, j);
       w.scores(r, j) = squared > 0 ? root_d * w.scores(r, j) / std::sqrt(squared) : 0.0;
     }
@@ -335,7 +339,7 @@ double attend(const LayerModel& model, const LayerParameters& parameters, int r,
   alpha /= alpha.sum();
   const auto holding = model.geometry.entries_holding(needle, model.entries());
   double mass = 0;
-  for (auto j = holding.first; j <= holding.last; ++j) mass += alpha[j];
+  for (auto j = ix(holding.first); j <= holding.last; ++j) mass += alpha[j];
   return mass;
 }
 
@@ -353,7 +357,7 @@ void start_readers(const LayerModel& model, const LayerParameters& parameters, i
 // dLoss/d(lambda_r r_{r,j}) = coef alpha_{r,j} ([j holds p] - m_r) for the query heads of
 // head h at entry j, added into their log-lambda gradient as delta r; lambda_r delta into
 // w.reader_scale.
-void entry_deltas(const LayerModel& model, int h, std::int64_t j, double holds, double coef,
+void entry_deltas(const LayerModel& model, int h, Eigen::Index j, double holds, double coef,
                   LayerWorkspace& w, LayerParameters& gradient) {
   for (int k = 0; k < model.query_heads; ++k) {
     const int r = h * model.query_heads + k;
@@ -371,7 +375,7 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
   const int W = model.geometry.window;
   const int K = model.query_heads;
   const int older = model.older_slots();
-  const auto N = model.entries();
+  const auto N = ix(model.entries());
   const double root_d = std::sqrt(static_cast<double>(model.dim));
   const auto holding = model.geometry.entries_holding(needle, model.entries());
   auto db = gradient.bias().row(h);
@@ -386,11 +390,11 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
   double* v = w.slot_products.data();
   double* newer_tokens = model.content ? w.token_gradient.row(h).data() : nullptr;
   double* older_tokens = model.content && older > 0 ? w.older_gradient.row(h).data() : nullptr;
-  for (std::int64_t j = 0; j < N; ++j) {
+  for (Eigen::Index j = 0; j < N; ++j) {
     entry_deltas(model, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
     const double* g = w.gates.row(h * N + j).data();
     const int first = model.geometry.first_existing_slot(j);
-    const std::int64_t t0 = model.geometry.position(j, 0);
+    const Eigen::Index t0 = ix(model.geometry.position(j, 0));
     // dr_j/dz_{j,s} = g_s f_s, with sum_s g_s f_s = 0 (docs/TRAINING.md).
     if (model.rms_norm) {
       const double squared = w.squared_norms(h, j);
@@ -411,7 +415,7 @@ void backward_head(const LayerModel& model, const LayerParameters& parameters, i
       const double scale = w.reader_scale[k], score = w.scores(r, j);
       const double ratio = model.rms_norm ? w.reader_ratio[k] : 0.0;
       for (int s = first; s < W; ++s) {
-        const std::int64_t t = t0 + s;
+        const Eigen::Index t = t0 + s;
         const double y_s = s < older ? y_older[t] : y[t];
         const double f = model.rms_norm ? y_s - ratio * v[s] : y_s - score;
         const double e = scale * g[s] * f;
@@ -432,8 +436,8 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
                             LayerParameters& gradient) {
   const int W = model.geometry.window, d = model.dim, K = model.query_heads;
   const int older = model.older_slots();
-  const auto N = model.entries();
-  const auto L = model.content ? model.context : 0;
+  const auto N = ix(model.entries());
+  const auto L = ix(model.content ? model.context : 0);
   const double root_d = std::sqrt(static_cast<double>(d));
   const auto holding = model.geometry.entries_holding(context.needle, model.entries());
   auto db = gradient.head_bias(h);
@@ -449,7 +453,7 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
     if (model.query_projection) w.query_gradient.row(h * K + k).setZero();
   }
   auto& gamma = w.key_gradient;
-  for (std::int64_t j = 0; j < N; ++j) {
+  for (Eigen::Index j = 0; j < N; ++j) {
     entry_deltas(model, h, j, holding.contains(j) ? 1.0 : 0.0, coef, w, gradient);
     const auto key = w.keys.row(h * N + j);
     const double squared = model.rms_norm ? w.squared_norms(h, j) : 1.0;
@@ -467,9 +471,9 @@ void backward_head_channels(const LayerModel& model, const LayerParameters& para
     }
     const Eigen::Map<const RowMatrix> g(w.gates.row(h * N + j).data(), W, d);
     const int first = model.geometry.first_existing_slot(j);
-    const std::int64_t t0 = model.geometry.position(j, 0);
+    const Eigen::Index t0 = ix(model.geometry.position(j, 0));
     for (int s = first; s < W; ++s) {
-      const std::int64_t t = t0 + s;
+      const Eigen::Index t = t0 + s;
       auto& e = w.slot_channel_gradient;  // preallocated: this loop runs N_c W times a head
       e = g.row(s).array() * gamma.transpose().array() *
           (key_row(context, older, s, t) - key).array();
@@ -501,7 +505,7 @@ void content_gradient(const LayerModel& model, const LayerContext& context, cons
     a.noalias() = w.token_gradient.row(h).lazyProduct(context.tokens);  // see prepare_context
     if (split) a.noalias() += w.older_gradient.row(h).lazyProduct(context.older_tokens);
   } else {
-    const auto L = static_cast<Eigen::Index>(model.context);  // 32 bits in wasm
+    const auto L = ix(model.context);
     gradient.head_content(h).setZero();
     add_token_outer_products({w.token_gradient.row(h).data(), L, model.dim}, context.tokens,
                              gradient.head_content(h));
@@ -621,10 +625,10 @@ void draw_evaluation_context(const LayerModel& model, std::uint64_t seed, std::u
 
 LayerWorkspace::LayerWorkspace(const LayerModel& model) {
   const auto H = model.heads, R = model.readers(), W = model.geometry.window, d = model.dim;
-  const std::int64_t L = model.context, N = model.entries(), C = model.channels();
+  const Eigen::Index L = ix(model.context), N = ix(model.entries()), C = model.channels();
   const bool split = model.older_slots() > 0, one_gate = !model.per_channel;
   const auto distinct = static_cast<std::size_t>(model.distinct_queries());
-  const auto rows = [](bool needed, std::int64_t count) { return needed ? count : 0; };
+  const auto rows = [](bool needed, Eigen::Index count) { return needed ? count : 0; };
   queries.assign(model.query_projection ? distinct : 0, Eigen::VectorXd(d));
   projection.assign(one_gate ? distinct : 0, Eigen::VectorXd(L));
   older_projection.assign(one_gate && split ? distinct : 0, Eigen::VectorXd(L));
@@ -688,7 +692,7 @@ void layer_argmax(const LayerModel& model, const LayerParameters& parameters,
   forward_heads(model, parameters, context, w);
   for (int r = 0; r < model.readers(); ++r) {
     niah::Argmax best;
-    for (std::int64_t j = 0; j < model.entries(); ++j) best.offer(j, w.scores(r, j));
+    for (Eigen::Index j = 0; j < ix(model.entries()); ++j) best.offer(j, w.scores(r, j));
     readers[static_cast<std::size_t>(r)] = best;
   }
 }

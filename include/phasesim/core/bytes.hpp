@@ -12,6 +12,7 @@
 // Both ends are the same binary, so bytes are copied as they lie in memory.
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -91,10 +92,10 @@ class ByteReader {
     if constexpr (detail::Plain<T>) {
       std::memcpy(static_cast<void*>(&value), take(sizeof(T)), sizeof(T));
     } else if constexpr (std::is_same_v<T, std::string>) {
-      const auto size = get<std::uint64_t>();
+      const auto size = length();
       value.assign(take(size), size);
     } else if constexpr (detail::IsVector<T>::value) {
-      value.resize(get<std::uint64_t>());
+      value.resize(length());
       get_range(value.data(), value.size());
     } else {
       std::apply([&](auto&... field) { (get(field), ...); }, Fields<T>::of(value));
@@ -121,6 +122,18 @@ class ByteReader {
   bool done() const { return offset_ == bytes_.size(); }
 
  private:
+  // A length from the stream as size_t, which has 32 bits in wasm: a corrupt length fails
+  // there instead of wrapping into a plausible one.
+  std::size_t length() {
+    const auto n = get<std::uint64_t>();
+    if constexpr (sizeof(std::size_t) < sizeof(std::uint64_t)) {
+      if (n > std::numeric_limits<std::size_t>::max()) {
+        throw std::runtime_error("corrupt result bytes");
+      }
+    }
+    return static_cast<std::size_t>(n);
+  }
+
   const char* take(std::size_t size) {
     if (size > bytes_.size() - offset_) throw std::runtime_error("truncated result bytes");
     const char* at = bytes_.data() + offset_;

@@ -43,7 +43,7 @@ class JobSession {
   JobSession& operator=(const JobSession&) = delete;
 
  private:
-  bool joined_ = false;
+  [[maybe_unused]] bool joined_ = false;  // read by MPI builds alone
 };
 
 /// What every rank of a job throws at once when a step that ran on one rank failed: an item

@@ -146,7 +146,7 @@ class ProgressCalls {
 template <typename MakeState, typename Body>
 void parallel_for(const Parallel& parallel, std::int64_t count, MakeState make_state, Body body) {
   const int team = parallel.team();
-  const int chunk = detail::chunk_size(count, team);
+  [[maybe_unused]] const int chunk = detail::chunk_size(count, team);  // OpenMP's schedule
   detail::FirstFailure failure;
   detail::ProgressCalls progress(parallel);
   std::int64_t finished = 0;  // guarded by progress
