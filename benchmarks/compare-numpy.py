@@ -132,13 +132,24 @@ def floor_ratio(benchmarks, repetitions):
     return found["BM_FullTrial"], found["BM_RngFloor"], simd
 
 
+# The generator's whole cost: rows as wide as the protocol's keys (d = 64).
+NORMAL_ROWS = "BM_NormalRows/{}/cols:64"
+
+
 def generator(benchmarks, target, repetitions):
-    """ns per word (Philox) and per normal (Box-Muller, both) on `target` and its reference."""
+    """ns per word (Philox) and per normal (Box-Muller, both) on `target` and its reference.
+    The reference runs only where the CPU has its instructions; the target's own numbers must
+    all be there (a renamed benchmark fails here instead of printing a dash)."""
     names = f"({target}|reference_{target})"
     words, _ = medians(benchmarks, f"^BM_Philox/{names}$", repetitions, "ns/word")
-    normals, _ = medians(benchmarks, f"^BM_(BoxMuller|NormalRows)/{names}$", repetitions,
-                         "ns/normal")
-    return {**words, **normals}
+    normals, _ = medians(benchmarks, f"^BM_BoxMuller/{names}$|^{NORMAL_ROWS.format(target)}$",
+                         repetitions, "ns/normal")
+    found = {**words, **normals}
+    own = ["BM_Philox/" + target, "BM_BoxMuller/" + target, NORMAL_ROWS.format(target)]
+    missing = [name for name in own if name not in found]
+    if missing:
+        sys.exit(f"compare-numpy: phasesim_benchmarks did not report {', '.join(missing)}")
+    return found
 
 
 def main():
@@ -218,7 +229,7 @@ def main():
         ("  one trial / its normals alone, ms",
          f"{trial_cpu:.1f} / {floor_cpu:.1f} CPU", ""),
         ("generator, ns per float normal (Philox + Box-Muller)",
-         f"{ns('BM_NormalRows/' + simd)} (reference: Philox {ns('BM_Philox/reference_' + simd)}"
+         f"{ns(NORMAL_ROWS.format(simd))} (reference: Philox {ns('BM_Philox/reference_' + simd)}"
          f" per word, Box-Muller {ns('BM_BoxMuller/reference_' + simd)})", "<= 1.5 on AVX2"),
         ("  Philox4x32-10, ns per 32-bit word", ns("BM_Philox/" + simd), ""),
         ("  Box-Muller, ns per normal", ns("BM_BoxMuller/" + simd), ""),
