@@ -62,7 +62,7 @@ def _csv_text(table):
 
 def to_frame(result):
     """The tidy pandas table of a result: one row per item of its row list ("groups",
-    "phases" or "rows"; for coverage of an architecture, per head and phase; for compare, per
+    "phases" or "rows"; for coverage of an architecture, per cache and phase; for compare, per
     architecture and group), and the document's scalar parameters as columns."""
     import pandas as pd
 
@@ -76,7 +76,7 @@ def to_frame(result):
             "phases" in result["architecture"]["heads"][0]:  # coverage --arch
         frames = [_rows_frame(h["phases"], {k: h[k] for k in ("layer", "head", "window",
                                                                "stride", "offset")})
-                  for h in result["architecture"]["heads"]]
+                  for h in result["architecture"]["heads"] if "phases" in h]
         return _with(pd.concat(frames, ignore_index=True), scalars)
     for key in _ROW_KEYS:
         if key in result and isinstance(result[key], list):

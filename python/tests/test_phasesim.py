@@ -187,6 +187,7 @@ def test_to_frame():
     c = phasesim.compare(["v4-csa", "v4-hca"], context=16384, prompts=8)
     assert len(phasesim.to_frame(c)) == 2 * len(c["architectures"][0]["groups"])
     assert len(phasesim.to_frame(phasesim.coverage(window=8, stride=4))) == 4
+    assert len(phasesim.to_frame(phasesim.coverage(arch="v4-csa"))) == 4  # one cache, 4 phases
     with pytest.raises(ValueError):
         phasesim.to_frame(phasesim.channel())
 

@@ -95,11 +95,8 @@ class FullEngine final : public Engine {
     // Heads of different geometries: bounded by the most entries and the widest window.
     const auto& m = run.model;
     std::int64_t entries = 0;
-    int scanned = 0;
-    for (int h = 0; h < m.heads(); ++h) {
-      entries = std::max(entries, m.entries(h));
-      scanned += m.alike_head(h) == h ? 1 : 0;
-    }
+    for (int h = 0; h < m.heads(); ++h) entries = std::max(entries, m.entries(h));
+    const auto scanned = static_cast<double>(m.scanned_heads().size());
     const auto cells = static_cast<double>(entries) * *m.dim * (m.max_window() + scanned);
     auto estimate = Engine::estimate(run);
     estimate.seconds += static_cast<double>(run.needles.trials()) * cells * 2e-9;

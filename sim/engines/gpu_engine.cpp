@@ -27,7 +27,7 @@ class GpuEngine final : public Engine {
  protected:
   // The device does the parallel work; the CPU policy has nothing to split.
   niah::EngineOutput run(const niah::NiahRun& run, const Parallel&) const override {
-    auto argmaxes = gpu_argmaxes(run.model, run.needles);
+    auto argmaxes = spread_alike(run.model, gpu_argmaxes(run.model, run.needles));
     auto outcomes = outcomes_of(run, argmaxes);
     return {{}, std::move(outcomes), std::move(argmaxes)};
   }

@@ -1,8 +1,9 @@
-// The gpu engine's kernel and launcher. One block per (trial, head), looping over them when
-// the workspace cap allows fewer blocks: its threads split the N_c entries into consecutive
-// ranges, each scanned by scan_full_vector<FloatOps> (the float block formulas the CPU
-// engine's SIMD code computes bit for bit) in the thread's own workspace, and the block
-// merges their argmaxes with the sequential scan's tie rule. The block's workspaces are
+// The gpu engine's kernel and launcher. One block per (trial, scanned head: one query head a
+// cache without query noise), looping over them when the workspace cap allows fewer blocks:
+// its threads split the N_c entries into consecutive ranges, each scanned by
+// scan_full_vector<FloatOps> (the float block formulas the CPU engine's SIMD code computes bit
+// for bit) in the thread's own workspace, and the block merges their argmaxes with the
+// sequential scan's tie rule. The block's workspaces are
 // interleaved (element i of thread t at i * threads + t), so the threads of a warp, which
 // touch the same element at the same time, read and write consecutive floats.
 #include <cuda_runtime.h>
@@ -61,8 +62,10 @@ struct KernelWorkspace {
   }
 };
 
-__global__ void argmax_kernel(const FullVectorHead* heads, int head_count, niah::NeedlePlan needles,
-                              std::uint64_t seed, KernelWorkspace workspace, niah::Argmax* out) {
+// Item i is (trial i / scanned_count, head scanned[i % scanned_count]).
+__global__ void argmax_kernel(const FullVectorHead* heads, const int* scanned, int scanned_count,
+                              niah::NeedlePlan needles, std::uint64_t seed,
+                              KernelWorkspace workspace, niah::Argmax* out) {
   // Plain arrays: __shared__ memory cannot hold a type with default member initializers.
   __shared__ std::int64_t entries[kMaxThreads];
   __shared__ double logits[kMaxThreads];
@@ -70,9 +73,9 @@ __global__ void argmax_kernel(const FullVectorHead* heads, int head_count, niah:
   const int t = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);  // a power of two
   const auto ws = workspace.carve(threads, t);
-  for (std::int64_t item = blockIdx.x; item < needles.trials() * head_count; item += gridDim.x) {
-    const auto trial = static_cast<std::uint32_t>(item / head_count);
-    const auto h = static_cast<int>(item % head_count);
+  for (std::int64_t item = blockIdx.x; item < needles.trials() * scanned_count; item += gridDim.x) {
+    const auto trial = static_cast<std::uint32_t>(item / scanned_count);
+    const int h = scanned[item % scanned_count];
     const FullVectorHead& head = heads[h];
     const std::int64_t begin = head.entries * t / threads;
     const std::int64_t end = head.entries * (t + 1) / threads;
@@ -152,6 +155,10 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
     end += list.group_ends[h].size();
   }
   const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
+  // Query heads that attend alike repeat their cache's first one: one scan a cache.
+  const auto scanned = model.scanned_heads();
+  const auto scanned_count = static_cast<int>(scanned.size());
+  const auto device_scanned = device_array<int>(scanned_count, scanned.data());
 
   // At least 16 entries a thread, so the W - S positions each range regenerates stay cheap.
   int threads = 32;
@@ -161,7 +168,7 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   const std::int64_t doubles = ScanWorkspace<float>::doubles(window);
   const std::int64_t bytes_per_thread =
       reals * std::int64_t{sizeof(float)} + doubles * std::int64_t{sizeof(double)};
-  const std::int64_t items = needles.trials() * model.heads();
+  const std::int64_t items = needles.trials() * scanned_count;
   const std::int64_t blocks =
       std::clamp<std::int64_t>(kWorkspaceBytes / (threads * bytes_per_thread), 1, items);
   const auto device_reals = device_array<float>(blocks * threads * reals);
@@ -170,7 +177,8 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   const KernelWorkspace workspace{
       device_reals.get(), device_doubles.get(), reals, doubles, window, row, list.needs()};
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
-      device_heads.get(), model.heads(), needles, model.seed, workspace, out.get());
+      device_heads.get(), device_scanned.get(), scanned_count, needles, model.seed, workspace,
+      out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
   std::vector<niah::Argmax> argmaxes(static_cast<std::size_t>(items));
   check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(niah::Argmax),

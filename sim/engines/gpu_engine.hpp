@@ -9,8 +9,9 @@
 
 namespace phasesim::engines {
 
-/// The argmax of every (trial, head), at index trial * heads + head, computed on device 0.
-/// The caller has checked gpu_unavailable_reason(); a CUDA error throws std::runtime_error.
+/// The argmax of every (trial, scanned head), at index trial * scanned + k for the k-th of
+/// model.scanned_heads(), computed on device 0. The caller has checked
+/// gpu_unavailable_reason(); a CUDA error throws std::runtime_error.
 std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
                                        const niah::NeedlePlan& needles);
 

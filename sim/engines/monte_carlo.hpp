@@ -20,28 +20,48 @@ struct HeadOutcome {
   niah::Argmax argmax;
 };
 
-/// Runs `kernel` over every (trial, head) of the run. A kernel provides `workspace()` (scratch
-/// for one thread), `trial(trial, needle, head, workspace)` returning a HeadOutcome, and
-/// `kArgmaxes`, true when its outcomes carry argmaxes worth keeping.
+/// The values of every (trial, head), index trial * heads + head, from those of the scanned
+/// heads (index trial * scanned + k for the k-th of model.scanned_heads()): a query head that
+/// attends alike repeats its cache's first one (keyed by that cache's streams, it would draw
+/// the same). How the CPU engines and the gpu engine scan a cache once, not once a query head.
+template <typename T>
+std::vector<T> spread_alike(const niah::NiahModel& model, const std::vector<T>& scanned) {
+  const auto heads = static_cast<std::size_t>(model.heads());
+  const auto list = model.scanned_heads();
+  std::vector<std::size_t> column(heads);  // a scanned head's column in a row of `scanned`
+  for (std::size_t k = 0; k < list.size(); ++k) column[static_cast<std::size_t>(list[k])] = k;
+  const std::size_t trials = scanned.size() / list.size();
+  std::vector<T> all(trials * heads);
+  for (std::size_t i = 0; i < trials; ++i) {
+    for (std::size_t h = 0; h < heads; ++h) {
+      const auto alike = static_cast<std::size_t>(model.alike_head(static_cast<int>(h)));
+      all[i * heads + h] = scanned[i * list.size() + column[alike]];
+    }
+  }
+  return all;
+}
+
+/// Runs `kernel` over every (trial, scanned head) of the run, then spreads the outcomes over
+/// the query heads that attend alike. A kernel provides `workspace()` (scratch for one
+/// thread), `trial(trial, needle, head, workspace)` returning a HeadOutcome, and `kArgmaxes`,
+/// true when its outcomes carry argmaxes worth keeping.
 template <typename Kernel>
 niah::EngineOutput run_trials(const Kernel& kernel, const niah::NiahRun& run,
                               const Parallel& parallel) {
   const int heads = run.model.heads();
   const std::int64_t trials = run.needles.trials();
+  const auto scanned = run.model.scanned_heads();
   // One row of outcomes per trial: rows are what the ranks of an MPI job hand each other.
-  const auto rows = parallel_rows<HeadOutcome>(
-      parallel, trials, heads, [&] { return kernel.workspace(); },
+  const auto scanned_rows = parallel_rows<HeadOutcome>(
+      parallel, trials, std::ssize(scanned), [&] { return kernel.workspace(); },
       [&](std::int64_t i, auto& workspace, std::span<HeadOutcome> row) {
         const auto trial = static_cast<std::uint32_t>(i);
         const std::int64_t needle = run.needles.position(run.model.seed, trial);
-        // Query heads that attend alike repeat their cache's first one (keyed by its
-        // streams, they would draw the same): one scan a cache, not one a query head.
-        for (int h = 0; h < heads; ++h) {
-          const int alike = run.model.alike_head(h);
-          row[static_cast<std::size_t>(h)] = alike == h ? kernel.trial(trial, needle, h, workspace)
-                                                        : row[static_cast<std::size_t>(alike)];
+        for (std::size_t k = 0; k < scanned.size(); ++k) {
+          row[k] = kernel.trial(trial, needle, scanned[k], workspace);
         }
       });
+  const auto rows = spread_alike(run.model, scanned_rows);
   niah::OutcomeTable table(trials, heads);
   std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
   for (std::size_t k = 0; k < rows.size(); ++k) {

@@ -42,6 +42,14 @@ int NiahModel::max_window() const {
   return window;
 }
 
+std::vector<int> NiahModel::scanned_heads() const {
+  std::vector<int> scanned;
+  for (int h = 0; h < heads(); ++h) {
+    if (alike_head(h) == h) scanned.push_back(h);
+  }
+  return scanned;
+}
+
 bool NiahModel::shares_cache(int head) const {
   for (int h = 0; h < heads(); ++h) {
     if (h != head && key_head(h) == key_head(head)) return true;

@@ -203,6 +203,15 @@ TEST_CASE("coverage --arch: every head's phases") {
                        "uniform=0.966987, split rho 0, read by 64 query heads") !=
         std::string::npos);
   CHECK(table.out.find("head 2") == std::string::npos);
+  // The JSON too: the cache's first query head carries the coverage, the other 63 name theirs.
+  const auto v4 = run_json("coverage --arch v4-csa");
+  const auto& caches = v4["architecture"]["heads"];
+  REQUIRE(caches.size() == 64);
+  CHECK(caches[0]["phases"].size() == 4);
+  CHECK(caches[0]["gate_weights"].size() == 8);
+  CHECK_FALSE(caches[1].contains("phases"));
+  CHECK_FALSE(caches[63].contains("gate_weights"));
+  CHECK(caches[63]["query_head"] == 64);
 }
 
 TEST_CASE("sweep over architecture files: one cell each, the architecture in results.csv") {

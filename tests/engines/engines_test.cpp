@@ -353,6 +353,9 @@ TEST_CASE(
   s.architecture = architecture(kSharedCache);
   for (const double noise : {0.0, 0.8}) {
     s.query_noise = noise;
+    // The engines scan the cache's first query head and the other layer's head, or all four.
+    const auto scanned = plan(s, "full").run().model.scanned_heads();
+    CHECK(scanned == (noise == 0 ? std::vector<int>{0, 3} : std::vector<int>{0, 1, 2, 3}));
     const auto output = run_engine(plan(s, "full"), Parallel{1});
     int differing = 0;
     for (std::int64_t t = 0; t < output.outcomes->trials(); ++t) {

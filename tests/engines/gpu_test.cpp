@@ -130,6 +130,22 @@ heads = 2
   check_parity(s);
 }
 
+TEST_CASE("gpu = full: query heads of one cache, scanned once without query noise") {
+  auto s = small();  // the gpu scans heads 0 and 3 and spreads them (spread_alike)
+  s.architecture = test::architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+gate = "random:2"
+query_heads = 3
+heads = 2
+)");
+  for (const double noise : {0.0, 1.0}) {
+    s.query_noise = noise;
+    check_parity(s);
+  }
+}
+
 TEST_CASE("the agreement suite on the device: gpu, full and fast on independent seeds") {
   auto s = small();
   s.gates = "uniform";

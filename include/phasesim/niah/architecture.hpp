@@ -107,7 +107,8 @@ WorkEstimate architecture_coverage_work(const Architecture& architecture);
 void check_coverage_work(const std::string& arch, const Architecture& architecture);
 
 /// The `coverage --arch ARCH` document: `arch` as the user named it, the architecture with
-/// each head's gate_weights and phases (model/coverage.hpp), and its KV cost.
+/// each cache's gate_weights and phases (model/coverage.hpp) on its first query head (the
+/// others read the same entries through the same gate), and its KV cost.
 Json architecture_coverage_document(const std::string& arch, const Architecture& architecture);
 
 }  // namespace phasesim::niah

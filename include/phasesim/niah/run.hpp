@@ -63,6 +63,8 @@ struct NiahModel {
   /// The head whose outcome `head` repeats in every trial: its cache's first query head when
   /// no query noise tells the query heads apart (they attend alike), itself otherwise.
   int alike_head(int head) const { return query_noise > 0 ? head : key_head(head); }
+  /// The heads an engine scans: those that are their own alike_head, in order.
+  std::vector<int> scanned_heads() const;
   /// True when some other head reads the same cache as `head`.
   bool shares_cache(int head) const;
   /// The largest window of any head (what a workspace for every head needs).
