@@ -39,7 +39,7 @@ function cli(command, options) {
     if (value === true) words.push(option);
     else words.push(option, Array.isArray(value) ? value.join(",") : String(value));
   }
-  // A document may pass Node's 1 MB default (v4-hca's coverage lists its 64 query heads).
+  // Room for a document of any size the tests ask for (Node's default stops at 1 MB).
   const run = spawnSync(phasesimBinary, [...words, "--json", "-"], { encoding: "utf8", maxBuffer: 1 << 28 });
   const lines = run.stderr.trim().split("\n");
   return run.status === 0 ? { document: JSON.parse(run.stdout) }
