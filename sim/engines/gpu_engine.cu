@@ -3,9 +3,9 @@
 // its threads split the N_c entries into consecutive ranges, each scanned by
 // scan_full_vector<FloatOps> (the float block formulas the CPU engine's SIMD code computes bit
 // for bit) in the thread's own workspace, and the block merges their argmaxes with the
-// sequential scan's tie rule. The block's workspaces are
-// interleaved (element i of thread t at i * threads + t), so the threads of a warp, which
-// touch the same element at the same time, read and write consecutive floats.
+// sequential scan's tie rule. The block's workspaces are interleaved (element i of thread t at
+// i * threads + t), so the threads of a warp, which touch the same element at the same time,
+// read and write consecutive floats.
 #include <cuda_runtime.h>
 
 #include <algorithm>
