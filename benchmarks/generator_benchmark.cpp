@@ -1,8 +1,9 @@
 // The block generator's floor on every SIMD target this CPU runs (issue 24): Philox4x32-10
 // words per second and Box-Muller normals per second measured apart, the two together as
 // normal_rows draws them, and a reference for each: the same work auto-vectorized by GCC with
-// glibc's vector math (generator_reference.cpp), for AVX2 and AVX-512. Each case reports the
-// time per word or per normal (ns/word, ns/normal):
+// glibc's vector math (generator_reference.cpp), for AVX2 and AVX-512, and normal_rows at one
+// Philox word per normal instead of two (generator_one_word.cpp). Each case reports the time
+// per word or per normal (ns/word, ns/normal):
 //   build/phasesim_benchmarks --benchmark_filter='Philox|BoxMuller|NormalRows'
 #include "generator_benchmark.hpp"
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "generator_one_word.hpp"
 #include "generator_reference.hpp"
 #include "phasesim/core/normal_block.hpp"
 #include "phasesim/core/random.hpp"
@@ -68,20 +70,41 @@ void box_muller(benchmark::State& state, std::int64_t target) {
   });
 }
 
-// normal_rows as the engines call it, both halves together: 64 rows of `cols` (the full
-// engine's d = 64 keys, the training lab's d = 16 tokens, the fast engine's W = 8 slots).
-void normal_rows_case(benchmark::State& state, std::int64_t target) {
+// 64 rows of `cols` (the benchmark's argument) of standard normals, draw(stream, first_index,
+// cols, out) drawing each iteration's, with the last rows' mean square as a counter: near 1
+// when the rows are normals, not idle lanes.
+template <typename Draw>
+void rows_case(benchmark::State& state, std::int64_t target, Draw draw) {
   on_target(target, [&] {
     const RandomStream keys(1, 0, 0, Stream::key);
     const auto cols = static_cast<int>(state.range(0));
     std::vector<float> rows(static_cast<std::size_t>(64 * cols));
     std::uint32_t first = 0;
     for (auto _ : state) {
-      normal_rows(keys, first, 64, cols, 0.125f, rows.data(), cols);
+      draw(keys, first, cols, rows.data());
       first += 64;
       benchmark::DoNotOptimize(rows.data());
     }
     per_item(state, "ns/normal", 64 * std::int64_t{cols});
+    double square = 0;
+    for (const float v : rows) square += double{v} * v;
+    state.counters["mean_square"] = square / static_cast<double>(rows.size());
+  });
+}
+
+// normal_rows as the engines call it, both halves together (cols: the full engine's d = 64
+// keys, the training lab's d = 16 tokens, the fast engine's W = 8 slots).
+void normal_rows_case(benchmark::State& state, std::int64_t target) {
+  rows_case(state, target, [](const RandomStream& keys, std::uint32_t first, int cols, float* out) {
+    normal_rows(keys, first, 64, cols, 1.0f, out, cols);
+  });
+}
+
+// The same rows at one Philox word per normal (generator_one_word.cpp): what the stream's
+// definition costs against the cheapest Philox and Box-Muller allow.
+void one_word_rows_case(benchmark::State& state, std::int64_t target) {
+  rows_case(state, target, [](const RandomStream& keys, std::uint32_t first, int cols, float* out) {
+    reference::one_word_rows(keys, first, 64, cols, 1.0f, out);
   });
 }
 
@@ -119,9 +142,16 @@ void register_generator_benchmarks() {
     benchmark::RegisterBenchmark(("BM_BoxMuller/" + name).c_str(), box_muller, target);
     benchmark::RegisterBenchmark(("BM_NormalRows/" + name).c_str(), normal_rows_case, target)
         ->ArgName("cols")
+        ->Arg(256)
         ->Arg(64)
         ->Arg(16)
         ->Arg(8);
+    // At 64 columns an AVX-512 batch (128 normals) draws twice the row: 256 is its figure.
+    benchmark::RegisterBenchmark(("BM_NormalRows/one_word_" + name).c_str(), one_word_rows_case,
+                                 target)
+        ->ArgName("cols")
+        ->Arg(256)
+        ->Arg(64);
   }
   // Highway 1.0.3's SupportedTargets (under SupportedAndGeneratedTargets) sets the dispatch to
   // the best target the CPU has, ignoring a limit (PHASESIM_SIMD_TARGET): the other cases
