@@ -1,8 +1,8 @@
 // What the block generator would cost with one Philox word per normal instead of two (the
 // floor behind issue 24's generator targets): two Box-Muller pairs a Philox4x32-10 call from
 // 32-bit uniforms, u = w0 2^-32 + 2^-33 with the angle from w1, and the same from (w2, w3),
-// as cuRAND's curand_normal4 draws them (a tail cut near 6.7 sigma, where the stream's 64-bit
-// radius uniform reaches 9.4). Not the stream's bits: the same Philox batches and the same
+// as cuRAND's curand_normal4 draws them (a tail cut at 6.8 sigma, where the stream's 64-bit
+// radius uniform reaches 9.5). Not the stream's bits: the same Philox batches and the same
 // LogUnit and SinCosPi as normal_rows (normal_block-inl.hpp), so that the two differ only in
 // words per normal. Highway compiles this file once per SIMD target.
 #undef HWY_TARGET_INCLUDE
@@ -18,7 +18,7 @@ HWY_BEFORE_NAMESPACE();
 namespace phasesim {
 namespace HWY_NAMESPACE {
 
-/// u in (0, 1) from one word, as float_normal::uniform computes from two.
+/// u in (0, 1] from one word (at least 2^-33), as float_normal::uniform computes from two.
 HWY_INLINE Floats OneWordUniform(Words w) {
   const FloatTag df;
   return hn::Add(hn::Mul(WordsToFloat(w), hn::Set(df, 0x1p-32f)), hn::Set(df, 0x1p-33f));
