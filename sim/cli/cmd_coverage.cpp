@@ -51,7 +51,7 @@ int run_architecture_coverage(const CoverageOptions& options, const niah::Archit
     // A cache read by K query heads is one compressor: one table, not K alike.
     for (std::size_t h = 0; h < arch.heads.size(); ++h) {
       const auto& head = arch.heads[h];
-      if (head.query_head > 1) continue;
+      if (!head.holds_cache()) continue;
       const auto& g = head.geometry;
       out << "\nlayer " << head.layer << ", head " << head.head << ": W=" << g.window
           << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec;

@@ -340,7 +340,7 @@ Json kv_cost_json(const KvCost& cost) {
 WorkEstimate architecture_coverage_work(const Architecture& architecture) {
   WorkEstimate work;
   for (const auto& head : architecture.heads) {
-    if (head.query_head <= 1) work += coverage_work(head.geometry);  // one a cache
+    if (head.holds_cache()) work += coverage_work(head.geometry);
   }
   return work;
 }
@@ -358,9 +358,9 @@ Json architecture_coverage_document(const std::string& arch, const Architecture&
   doc["kv_cost"] = kv_cost_json(kv_cost(architecture.geometries(), architecture.key_heads()));
   for (std::size_t h = 0; h < architecture.heads.size(); ++h) {
     const auto& head = architecture.heads[h];
-    // A cache's other query heads read its entries through the same gate: its first one
-    // carries the coverage (v4-hca's 64 copies made the document 2.6 MB).
-    if (head.query_head > 1) continue;
+    // A cache's other query heads read its entries through the same gate (v4-hca's 64
+    // copies made the document 2.6 MB).
+    if (!head.holds_cache()) continue;
     auto& json = doc["architecture"]["heads"][h];
     json["gate_weights"] = head.gate.weights;
     json["phases"] = phase_coverage_json(phase_coverage(head.geometry, head.gate));

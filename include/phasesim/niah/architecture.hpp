@@ -51,6 +51,10 @@ struct ArchitectureHead {
   /// heads here, query_head 1..K, the same compressor; the first holds the cache.
   int query_head = 1;
   int query_heads = 1;
+
+  /// True for the head that holds its cache (the first of its query heads): what describes a
+  /// compressor once, not once a query head.
+  bool holds_cache() const { return query_head == 1; }
 };
 
 struct Architecture {
