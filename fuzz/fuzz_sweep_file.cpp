@@ -1,4 +1,4 @@
-// Fuzzes sweep TOML files (read_sweep_file, expand_grid, cell_arguments;
+// Fuzzes sweep TOML files (read_sweep_file, expand_grid;
 // include/phasesim/sweep/sweep.hpp): any file gives a sweep whose grid has one cell per
 // combination of values and one option per axis in every cell, or one InputError.
 #include <string>
@@ -25,8 +25,8 @@ void check_sweep(const phasesim::sweep::SweepSpec& spec) {
   for (const auto& cell : grid) {
     check(cell.options.size() == spec.options.size(), "one option per axis in every cell");
     check(cell.id.size() == 16, "a 16-digit id");
-    const auto words = phasesim::sweep::cell_arguments(spec, cell);
-    check(words.size() == spec.command.size() + spec.options.size(), "one word per option");
+    for (std::size_t a = 0; a < spec.options.size(); ++a)
+      check(cell.options[a].first == spec.options[a].name, "the axes' options, in order");
   }
 }
 

@@ -7,10 +7,15 @@
 
 namespace phasesim::python {
 
-Parallel Watch::parallel(Parallel base, bool count_items) {
-  base.stop = [this] { return stopped(); };
-  if (progress_ && count_items) base.progress = [this](std::int64_t done) { report(done); };
-  return base;
+commands::Context Watch::context(const commands::Prepared& prepared) {
+  progress_ = prepared.progress();
+  commands::Context context{Parallel{prepared.threads()}};
+  context.parallel.stop = [this] { return stopped(); };
+  if (progress_ && prepared.work().items > 0) {
+    context.parallel.progress = [this](std::int64_t done) { report(done); };
+  }
+  if (progress_) context.training_log = [this](const training::LabProgress& p) { report(p.step); };
+  return context;
 }
 
 bool Watch::stopped() {
@@ -36,15 +41,16 @@ void Watch::finish() const {
   }
 }
 
-py::object run_command(const std::string& command, bool progress,
-                       const std::function<Json(Watch&)>& compute) {
-  Watch watch(command, progress);
+py::object run_command(const commands::Command& command, const Json& given) {
+  const auto& name = command.info().name;
+  Watch watch(name);
   Json document;
   std::exception_ptr error;
   {
     const py::gil_scoped_release release;
     try {
-      document = compute(watch);
+      const auto prepared = command.prepare(given);
+      document = prepared->run(watch.context(*prepared));
     } catch (...) {
       error = std::current_exception();
     }
@@ -54,28 +60,12 @@ py::object run_command(const std::string& command, bool progress,
   try {
     std::rethrow_exception(error);
   } catch (const InputError& e) {
-    throw py::value_error("phasesim " + command + ": " + e.what());
+    throw py::value_error("phasesim " + name + ": " + e.what());
   } catch (const Cancelled&) {
     if (PyErr_Occurred()) throw py::error_already_set();  // the KeyboardInterrupt of Ctrl-C
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }
-}
-
-std::uint64_t seed_value(const py::int_& seed, const std::string& command,
-                         const std::string& option) {
-  const auto value = PyLong_AsUnsignedLongLong(seed.ptr());
-  if (PyErr_Occurred()) {  // negative or above 2^64 - 1
-    PyErr_Clear();
-    throw py::value_error("phasesim " + command + ": invalid " + option + " '" +
-                          seed.attr("__str__")().cast<std::string>() +
-                          "' (must be an integer in [0, 2^64 - 1])");
-  }
-  return value;
-}
-
-void check_excludes(bool arch_given, bool given, const std::string& shorthand) {
-  require(!(arch_given && given), "--arch excludes " + shorthand);
 }
 
 }  // namespace phasesim::python

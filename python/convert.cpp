@@ -1,5 +1,6 @@
 // JSON to Python, once for every command: the dict is the CLI's document, key for key, with
-// numeric vectors and matrices as NumPy arrays.
+// numeric vectors and matrices as NumPy arrays; and keyword arguments to the typed values the
+// commands' options read.
 #include <pybind11/numpy.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include "call.hpp"
+#include "phasesim/core/error.hpp"
 
 namespace phasesim::python {
 namespace {
@@ -105,6 +107,55 @@ py::object to_python(const Json& json) {
     default:
       return py::none();  // binary and discarded values: never in a document
   }
+}
+
+namespace {
+
+// An int of any size as JSON: int64, or uint64 above; beyond both, refused as the option's
+// text reader refuses it.
+Json integer_json(const commands::Option& option, py::handle value) {
+  int overflow = 0;
+  const auto signed_value = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow == 0) return static_cast<std::int64_t>(signed_value);
+  if (overflow > 0) {
+    const auto unsigned_value = PyLong_AsUnsignedLongLong(value.ptr());
+    if (!PyErr_Occurred()) return static_cast<std::uint64_t>(unsigned_value);
+    PyErr_Clear();
+  }
+  const auto rule = option.item_kind() == commands::Kind::seed
+                        ? "must be an integer in [0, 2^64 - 1]"
+                        : "out of range for this option";
+  throw InputError("invalid " + option.flag() + " '" + py::str(value).cast<std::string>() + "' (" +
+                   rule + ")");
+}
+
+}  // namespace
+
+Json from_python(const commands::Option& option, py::handle value) {
+  if (PyBool_Check(value.ptr())) return value.cast<bool>();
+  if (PyLong_Check(value.ptr())) return integer_json(option, value);
+  // NumPy's arrays and scalars (float32, bool_) as Python's lists and numbers.
+  if (py::hasattr(value, "ndim") && py::hasattr(value, "tolist"))
+    return from_python(option, value.attr("tolist")());
+  if (PyIndex_Check(value.ptr()))
+    return integer_json(option, py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr())));
+  if (PyFloat_Check(value.ptr())) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  const auto os = py::module_::import("os");
+  if (py::isinstance(value, os.attr("PathLike")))
+    return os.attr("fspath")(value).cast<std::string>();
+  if (py::isinstance<py::dict>(value)) {
+    auto object = Json::object();
+    for (const auto& [key, item] : value.cast<py::dict>())
+      object[py::str(key).cast<std::string>()] = from_python(option, item);
+    return object;
+  }
+  if (py::isinstance<py::sequence>(value)) {
+    auto array = Json::array();
+    for (const auto& item : value) array.push_back(from_python(option, item));
+    return array;
+  }
+  return py::repr(value).cast<std::string>();  // refused by the option's reader, by its text
 }
 
 }  // namespace phasesim::python

@@ -14,7 +14,12 @@
   validation helper);
 - a `#pragma omp` outside the parallel policy (include/phasesim/core/parallel.hpp);
 - a command file sim/cli/cmd_*.cpp longer than 150 lines (the CLI only declares options,
-  calls the library and prints).
+  calls the library and prints);
+- a source file of sim/, theory/ or include/ over 600 lines, or a function over 80 lines
+  there or in the front doors (python/, web/wasm/): a long file is several concepts, a long
+  function several steps.
+
+With --sizes it prints the longest files and functions instead (for a closing note).
 """
 import pathlib
 import re
@@ -33,7 +38,21 @@ ALLOWED = {
     "training": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
     "compare": {"core", "stats", "model", "channel", "niah", "engines"},
     "diagnose": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
+    "commands": {
+        "core",
+        "stats",
+        "model",
+        "channel",
+        "theorems",
+        "niah",
+        "engines",
+        "sweep",
+        "training",
+        "compare",
+        "diagnose",
+    },
     "cli": {
+        "commands",
         "core",
         "stats",
         "model",
@@ -70,10 +89,13 @@ CONCEPTS = [
 ]
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
+FRONT_DOORS = ("python", "web/wasm")
 TYPE_DEFINITION = re.compile(r"^(?:struct|class|enum class|enum) (\w+)(?: final)?(?: :[^{;]*)? \{")
 FUNCTION_DEFINITION = re.compile(r"^(?:inline |static |constexpr |PHASESIM_HD )*[A-Za-z][\w:<>,*& ]*?[ *&](\w+)\(")
 NAMESPACE = re.compile(r"^namespace ([\w:]+) \{")
-INCLUDE = re.compile(r'^\s*#\s*include\s+"(phasesim/([a-z_]+)/|phasesim/version\.hpp|cli/)')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(phasesim/([a-z_]+)/|phasesim/version\.hpp|cli/|commands/)')
 
 
 def layer_of(path: pathlib.Path) -> str | None:
@@ -144,8 +166,126 @@ def concept_problems(defined: dict[str, list[tuple[str, pathlib.Path, int]]]) ->
     return bad
 
 
+def code_only(text: str) -> str:
+    """The text with comments, string and character literals and preprocessor lines blanked
+    (newlines kept), so that braces count as code."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif (raw := re.match(r'R"([^(\s]*)\(', text[i:i + 20])) and (i == 0 or not (
+                text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = ")" + raw.group(1) + '"'
+            j = text.find(end, i + raw.end())
+            j = n if j < 0 else j + len(end)
+        elif text[i] in "\"'" and not (text[i] == "'" and i and text[i - 1].isalnum()):
+            j = i + 1
+            while j < n and text[j] != text[i]:
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        elif text[i] == "#" and not text[text.rfind("\n", 0, i) + 1:i].strip():
+            j = i
+            while True:
+                k = text.find("\n", j)
+                k = n if k < 0 else k
+                if text[k - 1:k] != "\\":
+                    break
+                j = k + 1
+            j = k
+        else:
+            out.append(text[i])
+            i += 1
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+def functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, last line) of every function body at namespace or class scope
+    (lambdas and local classes count as part of the function they are in)."""
+    code = code_only(text)
+    stack, last, found = [], 0, []
+    for i, c in enumerate(code):
+        if c == ";":
+            last = i + 1
+        elif c == "{":
+            kind, name = "block", ""
+            if not stack or stack[-1][0] in ("namespace", "class"):
+                header = code[last:i].strip()
+                keyword = re.search(r"\b(class|struct|union|enum)\b", header)
+                if re.match(r'(inline\s+)?namespace\b|extern\s+"', header):
+                    kind = "namespace"
+                elif keyword and "(" not in header[:keyword.start()]:
+                    kind = "class"
+                elif ")" in header and not re.search(r"=\s*\[|=\s*$", header):
+                    kind = "function"
+                    match = re.search(r"([~\w:]+|operator\s*\S+?)\s*\(",
+                                      re.sub(r"template\s*<[^{]*?>\s*", "", header))
+                    name = match.group(1) if match else "?"
+                else:
+                    kind = "data"
+            start = last + len(code[last:i]) - len(code[last:i].lstrip())
+            stack.append((kind, code.count("\n", 0, start) + 1, name))
+            last = i + 1
+        elif c == "}":
+            if stack:
+                kind, first, name = stack.pop()
+                if kind == "function":
+                    found.append((name, first, code.count("\n", 0, i) + 1))
+            last = i + 1
+    return found
+
+
+def sized_sources(root: pathlib.Path):
+    """(path, relative path, lines, whether the file limit applies) of every C++ source whose
+    functions are bounded."""
+    for path in sorted(root.glob("**/*")):
+        rel = path.relative_to(root)
+        if path.suffix not in (".cpp", ".hpp", ".cu", ".cuh"):
+            continue
+        layered = rel.parts[0] in ("include", "theory", "sim")
+        door = any(str(rel).startswith(d + "/") and len(rel.parts) == len(pathlib.Path(d).parts) + 1
+                   for d in FRONT_DOORS)
+        if layered or door:
+            yield path, rel, path.read_text(), layered
+
+
+def size_problems(root: pathlib.Path) -> list[str]:
+    bad = []
+    for _, rel, text, layered in sized_sources(root):
+        lines = text.count("\n")
+        if layered and lines > MAX_FILE_LINES:
+            bad.append(f"{rel}: {lines} lines (at most {MAX_FILE_LINES}: split it by concept)")
+        for name, first, end in functions(text):
+            if end - first + 1 > MAX_FUNCTION_LINES:
+                bad.append(f"{rel}:{first}: function {name} is {end - first + 1} lines (at most "
+                           f"{MAX_FUNCTION_LINES}: split it into steps)")
+    return bad
+
+
+def print_sizes(root: pathlib.Path) -> int:
+    files, funcs = [], []
+    for _, rel, text, layered in sized_sources(root):
+        files.append((text.count("\n"), str(rel)))
+        funcs += [(end - first + 1, f"{rel}:{first}", name) for name, first, end in functions(text)]
+    print("longest files:")
+    for n, f in sorted(files, reverse=True)[:10]:
+        print(f"  {n:5d}  {f}")
+    print("longest functions:")
+    for n, where, name in sorted(funcs, reverse=True)[:10]:
+        print(f"  {n:5d}  {where}  {name}")
+    return 0
+
+
 def main() -> int:
     root = pathlib.Path(__file__).resolve().parent.parent
+    if sys.argv[1:] == ["--sizes"]:
+        return print_sizes(root)
     bad = []
     defined: dict[str, list[tuple[str, pathlib.Path, int]]] = {}
     for path in sorted(root.glob("**/*")):
@@ -173,16 +313,19 @@ def main() -> int:
             if not match:
                 continue
             # phasesim/version.hpp is generated into core; cli/ headers belong to the CLI.
-            target = match.group(2) or ("cli" if match.group(1) == "cli/" else "core")
+            private = {"cli/": "cli", "commands/": "commands"}
+            target = match.group(2) or private.get(match.group(1), "core")
             if target != layer and target not in ALLOWED[layer]:
                 bad.append(f"{rel}:{number}: layer '{layer}' includes '{target}' ({line.strip()})")
     bad += concept_problems(defined)
+    bad += size_problems(root)
     if bad:
         print("check-architecture:\n" + "\n".join(bad))
         return 1
     print("check-architecture: includes point down the layers, each layer in its namespace, "
           "every concept defined once, no raw OpenMP loop, command files within " +
-          str(MAX_COMMAND_LINES) + " lines")
+          str(MAX_COMMAND_LINES) + " lines, files within " + str(MAX_FILE_LINES) +
+          " and functions within " + str(MAX_FUNCTION_LINES))
     return 0
 
 

@@ -147,6 +147,14 @@ function table(container, header, rows) {
 
 // ---- panels -------------------------------------------------------------------------------
 
+function download(text, name, type) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
 // One panel: computes its document from the controls, shows the CLI's line when that fails,
 // shows the command line, and exports the last document.
 class Panel {
@@ -155,6 +163,7 @@ class Panel {
     this.compute = compute;
     this.document = null;
     this.section.querySelector(".export").addEventListener("click", () => this.export());
+    this.section.querySelector(".export-csv").addEventListener("click", () => this.exportCsv());
   }
 
   update() {
@@ -174,13 +183,12 @@ class Panel {
   }
 
   export() {
-    if (!this.document) return;
-    const blob = new Blob([JSON.stringify(this.document, null, 2) + "\n"], { type: "application/json" });
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob);
-    link.download = `${this.document.command}.json`;
-    link.click();
-    URL.revokeObjectURL(link.href);
+    if (this.document) download(phasesim.text(this.document), `${this.document.command}.json`, "application/json");
+  }
+
+  // The tidy table of the document (a sweep's results.csv, Python's to_frame).
+  exportCsv() {
+    if (this.document) download(phasesim.tidyCsv(this.document), `${this.document.command}.csv`, "text/csv");
   }
 }
 
@@ -228,35 +236,33 @@ function geometryPanel() {
     }
     const document = phasesim.coverage(options);
     const phases = document.phases || document.architecture.heads[0].phases;
-    drawTokens(phases);
+    drawTokens();
     table($("g-coverage"), ["phase", "slots", "multiplicity", "coverage (first head's gate)"],
       phases.map((p) => [p.phase, p.slots.join(",") || "-", p.multiplicity, fixed(p.coverage, 4)]));
     return { command: "coverage", options, document };
   });
 }
 
-// Three entries over the tokens they pool, each slot coloured by the phase the library gives it.
-function drawTokens(phases) {
-  const W = model.window(), S = model.stride(), offset = model.offset();
-  const phaseOfSlot = new Map();
-  for (const p of phases) for (const s of p.slots) phaseOfSlot.set(s, p.phase);
-  const first = S - W + offset; // entry j pools positions j*S + first + s
-  const positions = Math.max(2 * S + W, S + 1);
+// Three entries over the tokens they pool, each token and slot coloured by the phase the
+// library gives it (phasesim.geometry: model/geometry.hpp's positions and phases).
+function drawTokens() {
+  const geometry = phasesim.geometry(model.window(), model.stride(), model.offset(), 3);
+  const start = geometry.tokens[0].position;
+  const positions = geometry.tokens.length;
   const cell = Math.min(18, 640 / (positions + 2)), left = 70;
   const svg = clear($("g-tokens"), left + cell * (positions + 2), 30 + 4 * 26);
-  for (let t = 0; t < positions; ++t) {
-    const x = left + cell * (t - Math.min(first, 0));
-    svgElement("rect", { x, y: 4, width: cell - 1, height: cell - 1, fill: phaseColour(((t % S) + S) % S), class: "token" }, svg);
+  for (const token of geometry.tokens.filter((t) => t.position >= 0)) {
+    const x = left + cell * (token.position - start);
+    svgElement("rect", { x, y: 4, width: cell - 1, height: cell - 1, fill: phaseColour(token.phase), class: "token" }, svg);
   }
   svgElement("text", { x: 2, y: 16, class: "axis" }, svg, "tokens");
-  for (let j = 0; j < 3; ++j) {
-    const y = 30 + j * 26;
-    svgElement("text", { x: 2, y: y + 12, class: "axis" }, svg, `entry ${j}`);
-    for (let s = 0; s < W; ++s) {
-      const position = j * S + first + s;
-      const x = left + cell * (position - Math.min(first, 0));
-      svgElement("rect", { x, y, width: cell - 1, height: cell - 1, fill: phaseColour(phaseOfSlot.get(s) ?? 0), class: "slot" }, svg)
-        .appendChild(svgElement("title", {}, null, `slot ${s}, phase ${phaseOfSlot.get(s)}`));
+  for (const entry of geometry.entries) {
+    const y = 30 + entry.entry * 26;
+    svgElement("text", { x: 2, y: y + 12, class: "axis" }, svg, `entry ${entry.entry}`);
+    for (const slot of entry.slots) {
+      const x = left + cell * (slot.position - start);
+      svgElement("rect", { x, y, width: cell - 1, height: cell - 1, fill: phaseColour(slot.phase), class: "slot" }, svg)
+        .appendChild(svgElement("title", {}, null, `slot ${slot.slot}, phase ${slot.phase}`));
     }
   }
 }
@@ -429,24 +435,21 @@ function t3Panel() {
   });
 }
 
-// The presets of presets/*.toml: their geometry, read by the library, and their gate. The page
-// edits one gate per head, so a per-channel preset loads the one-gate fit to the same published
-// table instead (presets/README.md; experiments/v4-calibration/expected/fit.json and
-// v41-stride2/expected/fit_w2s2_logit.json), with that fit's beta.
-const ONE_GATE_FITS = {
-  "v4-csa": { beta: 9.5135, logits: [0, 0, 0, 0, 0, 0, 0, 0.3465] },
-  "v41-csa": { beta: 7.6375, logits: [0.0462, 0] },
-};
-
+// The presets of presets/*.toml, from the library: their geometry (coverage --arch) and their
+// gate. The page edits one gate per head, so a preset fitted to a published table loads the
+// one-gate fit to the same table from its file's [fit] (presets/README.md), with that fit's
+// beta.
 function presetButtons(apply) {
-  for (const name of ["v4-csa", "v41-csa", "v4-hca", "nsa"]) {
+  for (const preset of phasesim.presets()) {
     const button = $("presets").appendChild(document.createElement("button"));
-    button.textContent = name;
+    button.textContent = preset.name;
+    button.title = preset.description;
     button.addEventListener("click", () => {
-      const head = phasesim.coverage({ arch: name }).architecture.heads[0];
-      const fit = ONE_GATE_FITS[name];
-      const logits = fit ? fit.logits : head.gate_weights.map((w) => Math.log(Math.max(w, 1e-12)));
-      apply(head, logits, fit && fit.beta);
+      const head = phasesim.coverage({ arch: preset.name }).architecture.heads[0];
+      const fit = preset.fit;
+      const logits = fit ? fit.one_gate.replace(/^logits:/, "").split(",").map(Number)
+        : head.gate_weights.map((w) => Math.log(Math.max(w, 1e-12)));
+      apply(head, logits, fit && fit.one_gate_beta);
     });
   }
 }

@@ -1,111 +1,131 @@
 """phasesim in Python: the library core of the phasesim simulator, one function per command.
 
-Every function takes the CLI command's options as keyword arguments (dashes as underscores,
-same defaults, same validation) and returns the command's JSON document as a dict, with
-numeric vectors and matrices as NumPy arrays. Bad input raises ValueError with the CLI's
-one line; Ctrl-C raises KeyboardInterrupt. Runs release the GIL.
+Every function is made from its command's option table in the library (the table the CLI
+reads too): its keyword arguments are the CLI command's options (dashes as underscores, the
+same defaults, the same validation), its signature and docstring list them, and it returns
+the command's JSON document as a dict, with numeric vectors and matrices as NumPy arrays.
+Bad input raises ValueError with the CLI's one line; Ctrl-C raises KeyboardInterrupt. Runs
+release the GIL.
 
     >>> import phasesim
     >>> r = phasesim.niah(window=8, stride=4, gates="last", beta=4.0, prompts=64, seed=1)
     >>> r["summary"]["mean"]
     >>> phasesim.to_frame(r)          # one row per group, as a pandas DataFrame
 """
+import inspect
 import io
+import json
 import os
+import textwrap
+from typing import Any, Mapping, Optional, Sequence, Union
 
-from ._phasesim import (__version__, channel, compare, coverage, diversity, dynamics, niah,
-                        optimize, phase_diagram, sweep, theorem_concentration,
-                        theorem_diversity, theorem_lockin, train)
-from ._phasesim import _diagnose
+from ._phasesim import __version__, _commands, _run, _tidy
 
-__all__ = ["channel", "compare", "coverage", "diagnose", "diversity", "dynamics", "niah",
-           "optimize", "phase_diagram", "sweep", "theorem_concentration", "theorem_diversity",
-           "theorem_lockin", "to_frame", "train", "__version__"]
+Document = dict[str, Any]
 
-# The row lists of the documents, as the sweep's results.csv reads them (sim/sweep).
-_ROW_KEYS = ("groups", "phases", "rows")
+# The Python type of each kind of option (phasesim/commands/option.hpp).
+_TYPES = {"flag": bool, "integer": int, "seed": int, "number": float, "text": str,
+          "integers": Sequence[int], "seeds": Sequence[int], "numbers": Sequence[float],
+          "texts": Sequence[str]}
+_PATH = Union[str, os.PathLike]
+
+# Arguments that take more than their option's text: diagnose's table may be a DataFrame or a
+# dict of columns, which the library reads as CSV text.
+_TABLE = Union[str, os.PathLike, Mapping[str, Sequence[float]], Any]
 
 
-def diagnose(table, *, window=None, stride=None, context=None, heads=None, replicates=9999,
-             seed=1, threads=0):
-    """From a per-group NIAH table back to the model (`phasesim diagnose`, docs/DIAGNOSE.md).
-
-    table: a file (CSV with columns group,successes,trials or group,accuracy,trials, or a
-    `phasesim niah --json` result), a pandas DataFrame with those columns, or a dict of
-    arrays with those keys. window, stride, context, heads: the architecture when known.
-    replicates and seed: the exact tests' Monte Carlo draws. Returns the `diagnose`
-    document as a dict; its "table" is the file's name, or "DataFrame" / "dict".
-    """
+def _table_input(table):
+    """A diagnose table: a path as it is, a DataFrame or a dict of columns as its CSV text."""
     if isinstance(table, (str, os.PathLike)):
-        return _diagnose(os.fspath(table), None, window=window, stride=stride, context=context,
-                         heads=heads, replicates=replicates, seed=seed, threads=threads)
-    name = "DataFrame" if hasattr(table, "to_csv") else "dict"
-    return _diagnose(name, _csv_text(table), window=window, stride=stride, context=context,
-                     heads=heads, replicates=replicates, seed=seed, threads=threads)
-
-
-def _csv_text(table):
-    """The CSV text of a DataFrame or a dict of equally long columns; the library parses and
-    validates it as it does a file (repr keeps every bit of a float)."""
+        return table
     if hasattr(table, "to_csv"):
-        return table.to_csv(index=False)
+        return {"name": "DataFrame", "text": table.to_csv(index=False)}
     columns = list(table)
     values = [list(table[c]) for c in columns]
     if len({len(v) for v in values}) > 1:
         raise ValueError("phasesim diagnose: invalid table (its columns have different lengths)")
     out = io.StringIO()
     out.write(",".join(columns) + "\n")
-    for row in zip(*values):
+    for row in zip(*values):  # repr keeps every bit of a float
         out.write(",".join(repr(x.item() if hasattr(x, "item") else x) for x in row) + "\n")
-    return out.getvalue()
+    return {"name": "dict", "text": out.getvalue()}
 
 
-def to_frame(result):
-    """The tidy pandas table of a result: one row per item of its row list ("groups",
-    "phases" or "rows"; for coverage of an architecture, per cache and phase; for compare, per
-    architecture and group), and the document's scalar parameters as columns."""
+_SPECIAL = {("diagnose", "table"): (_TABLE, _table_input)}
+
+
+def _annotation(command, option):
+    special = _SPECIAL.get((command, option["name"]))
+    if special:
+        return special[0]
+    kind = _PATH if option["input_file"] and option["kind"] == "text" else _TYPES[option["kind"]]
+    return Optional[kind] if option["default"] is None and not option["required"] else kind
+
+
+def _parameter(command, option):
+    kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if option["positional"]
+            else inspect.Parameter.KEYWORD_ONLY)
+    default = inspect.Parameter.empty if option["required"] else option["default"]
+    return inspect.Parameter(option["keyword"], kind, default=default,
+                             annotation=_annotation(command, option))
+
+
+def _docstring(command):
+    lines = [command["summary"] + f" (`phasesim {command['name']}`).", "",
+             "Arguments, as the CLI's options (dashes as underscores):"]
+    for option in command["options"]:
+        default = "required" if option["required"] else (
+            "not given" if option["default"] is None else f"default {option['default']!r}")
+        text = f"{option['keyword']}: {option['help']} ({default})"
+        lines += textwrap.wrap(text, 92, initial_indent="  ", subsequent_indent="      ")
+    lines += [""] + textwrap.wrap(
+        f"Returns the `{command['name']}` JSON document as a dict. Bad input raises ValueError "
+        "with the CLI's line; Ctrl-C raises KeyboardInterrupt.", 92)
+    return "\n".join(lines)
+
+
+def _function(command):
+    name = command["name"]
+    signature = inspect.Signature([_parameter(name, o) for o in command["options"]],
+                                  return_annotation=Document)
+
+    def run(*args, **kwargs):
+        arguments = signature.bind(*args, **kwargs).arguments
+        for key, value in arguments.items():
+            special = _SPECIAL.get((name, key))
+            if special and value is not None:
+                arguments[key] = special[1](value)
+        return _run(name, arguments)
+
+    run.__name__ = run.__qualname__ = command["function"]
+    run.__module__ = __name__
+    run.__doc__ = _docstring(command)
+    run.__signature__ = signature
+    return run
+
+
+_FUNCTIONS = [_function(c) for c in _commands()]
+globals().update({f.__name__: f for f in _FUNCTIONS})
+
+
+def _plain(value):
+    """NumPy arrays and scalars as JSON reads them."""
+    return value.tolist()
+
+
+def to_frame(result: Document) -> Any:
+    """The tidy table of a result as a pandas DataFrame: the library's, which a sweep writes as
+    results.csv and the page exports as CSV (phasesim/core/tidy.hpp). One row per item of its
+    row list ("groups", "phases" or "rows"; for compare per architecture and group, for
+    coverage of an architecture per cache and phase; one row when it has none), every scalar of
+    the document a column, one-level objects flattened as summary_mean, lists of scalars as
+    their JSON text. For a sweep's result, its results.csv."""
     import pandas as pd
 
-    if result.get("command") == "sweep":  # its table is results.csv
-        return pd.read_csv(result["results"])
-    scalars = {k: v for k, v in result.items() if isinstance(v, (int, float, str, bool))}
-    if "architectures" in result:  # compare: every architecture's groups, labelled
-        frames = [_rows_frame(a["groups"], {"label": a["label"]}) for a in result["architectures"]]
-        return _with(pd.concat(frames, ignore_index=True), scalars)
-    if "architecture" in result and "heads" in result["architecture"] and \
-            "phases" in result["architecture"]["heads"][0]:  # coverage --arch
-        frames = [_rows_frame(h["phases"], {k: h[k] for k in ("layer", "head", "window",
-                                                               "stride", "offset")})
-                  for h in result["architecture"]["heads"] if "phases" in h]
-        return _with(pd.concat(frames, ignore_index=True), scalars)
-    for key in _ROW_KEYS:
-        if key in result and isinstance(result[key], list):
-            return _with(_rows_frame(result[key], {}), scalars)
-    raise ValueError("to_frame: this result has no row list (groups, phases or rows)")
+    if result.get("command") == "sweep":
+        return pd.read_csv(result["results"], float_precision="round_trip")
+    table = _tidy(json.dumps(result, default=_plain))
+    return pd.DataFrame(table["rows"], columns=table["columns"])
 
 
-def _rows_frame(rows, labels):
-    import pandas as pd
-
-    frame = pd.DataFrame([{**labels, **_flat(r)} for r in rows])
-    return frame
-
-
-def _flat(row):
-    """A row's scalars, and one-level objects flattened as summary_mean."""
-    out = {}
-    for k, v in row.items():
-        if isinstance(v, dict):
-            for k2, v2 in v.items():
-                if not isinstance(v2, (dict, list)):
-                    out[f"{k}_{k2}"] = v2
-        else:
-            out[k] = v
-    return out
-
-
-def _with(frame, scalars):
-    for k, v in scalars.items():
-        if k not in frame.columns:
-            frame[k] = v
-    return frame
+__all__ = sorted([f.__name__ for f in _FUNCTIONS] + ["to_frame", "__version__"])

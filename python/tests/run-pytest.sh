@@ -12,5 +12,5 @@ if ! "$python" -c "import pytest, numpy" 2>/dev/null; then
   echo "skipped: $python has no pytest or numpy (Debian python3-pytest, python3-numpy)"
   exit 77
 fi
-PYTHONPATH="$build/python" PHASESIM_CLI="$build/phasesim" \
+PYTHONPATH="$build/python" PHASESIM_CLI="$build/phasesim" PHASESIM_REFERENCE="$build/phasesim-reference" \
   exec "$python" -m pytest -q -p no:cacheprovider "$(dirname "$0")"

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -14,10 +13,10 @@
 #include "cli/interrupt.hpp"
 #include "cli/output.hpp"
 #include "cli/parse_hints.hpp"
+#include "phasesim/commands/command.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/core/simd_target.hpp"
-#include "phasesim/engines/engine.hpp"
 #include "phasesim/version.hpp"
 
 namespace phasesim::cli {
@@ -79,64 +78,6 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
   return {};
 }
 
-// What a value of a number option must read as, by CLI11's type name ("" for text).
-std::string number_rule(const std::string& type) {
-  if (type == "INT") return "an integer";
-  if (type == "UINT") return "an integer in [0, 2^64 - 1]";
-  if (type == "FLOAT") return "a number";
-  return "";
-}
-
-// How `value` reads as a number of that type, one way for every option (std::from_chars):
-// decimal only, no spaces, no sign '+', no hexadecimal; whole numbers within 64 bits (CLI11
-// itself reads "-1" as 2^64 - 1 and 10^23 as 2^64 - 1 for an unsigned option, and " 5" or
-// "0x1p3" as numbers for a real one but not for an integer one).
-std::errc reads_as(const std::string& type, const std::string& value) {
-  const auto* end = value.data() + value.size();
-  const auto as = [&](auto number) {
-    const auto [at, error] = std::from_chars(value.data(), end, number);
-    return error != std::errc() ? error : at == end ? std::errc() : std::errc::invalid_argument;
-  };
-  if (type == "UINT") return as(std::uint64_t{});
-  if (type == "INT") return as(std::int64_t{});
-#if defined(__cpp_lib_to_chars)
-  if (type == "FLOAT") return as(double{});
-#else  // libc++ before 17 (the browser build) reads integers only: read_number's strtod there
-  double number = 0;
-  if (type == "FLOAT")
-    return read_number(value, number) ? std::errc() : std::errc::invalid_argument;
-#endif
-  return std::errc();
-}
-
-// An empty value ('' in the shell, "1,,2" in a list) would read as 0, as no file or as a
-// default: refuse it by name instead of computing something the user did not ask for. A
-// value that is not a number gets the same one line, not CLI11's "Could not convert".
-void refuse_unreadable_values(CLI::App& app) {
-  for (auto* option : app.get_options()) {
-    if (option->get_type_size_max() == 0) continue;  // a flag
-    const auto name = option->get_name();
-    const auto allowed = option->get_required() ? ")" : ", or leave " + name + " out)";
-    const auto type = option->get_type_name();
-    const auto rule = number_rule(type);
-    option->check(CLI::Validator(
-        [name, allowed, type, rule](std::string& value) {
-          require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
-          const auto read = rule.empty() ? std::errc() : reads_as(type, value);
-          // UINT's rule names its range already.
-          require(read != std::errc::result_out_of_range || type == "UINT",
-                  "invalid " + name + " '" + value + "' (out of range for this option)");
-          require(read == std::errc(),
-                  "invalid " + name + " '" + value + "' (must be " + rule + ")");
-          return std::string();
-        },
-        ""));
-  }
-  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    refuse_unreadable_values(*sub);
-  }
-}
-
 // The command that runs (the last subcommand given).
 const CLI::App& selected(const CLI::App& app) {
   const auto* at = &app;
@@ -168,24 +109,24 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
               "=NAME limits the SIMD code to NAME and the targets below it, to run an older "
               "CPU's code paths (allowed in this build: " +
               simd_target_names() + ").");
-  add_coverage_command(*app, action);
-  add_channel_command(*app, action);
-  // Shared with the actions, which outlive the parser when a sweep or the demo runs them.
-  const auto registry = std::make_shared<const engines::EngineRegistry>(engines::builtin_engines());
-  add_niah_command(*app, action, registry);
-  add_gpu_check_command(*app, action, registry);
-  add_precision_check_command(*app, action, registry);
-  add_compare_command(*app, action, registry);
-  add_optimize_command(*app, action);
-  add_phase_diagram_command(*app, action);
-  add_dynamics_command(*app, action);
-  add_diversity_command(*app, action);
-  add_theorem_command(*app, action);
-  add_train_command(*app, action);
-  add_sweep_command(*app, action);
+  // The engines are shared with the actions, which outlive the parser when the demo runs them.
+  commands::Environment environment = commands::default_environment();
+  environment.preparing = checking_progress();
+  add_coverage_command(*app, action, environment);
+  add_channel_command(*app, action, environment);
+  add_niah_command(*app, action, environment);
+  add_gpu_check_command(*app, action, environment);
+  add_precision_check_command(*app, action, environment);
+  add_compare_command(*app, action, environment);
+  add_optimize_command(*app, action, environment);
+  add_phase_diagram_command(*app, action, environment);
+  add_dynamics_command(*app, action, environment);
+  add_diversity_command(*app, action, environment);
+  add_theorem_command(*app, action, environment);
+  add_train_command(*app, action, environment);
+  add_sweep_command(*app, action, environment);
   add_demo_command(*app, action);
-  add_diagnose_command(*app, action);
-  refuse_unreadable_values(*app);
+  add_diagnose_command(*app, action, environment);
   return app;
 }
 
@@ -195,39 +136,6 @@ Action parse_arguments(const std::vector<std::string>& arguments) {
   std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11's order
   app->parse(reversed);
   return action;
-}
-
-bool command_has_option(const std::vector<std::string>& command, const std::string& option) {
-  Action unused;
-  auto app = make_app(unused);
-  CLI::App* sub = app.get();
-  std::string path = "phasesim";
-  for (const auto& word : command) {
-    path += " " + word;
-    try {
-      sub = sub->get_subcommand(word);
-    } catch (const CLI::OptionNotFound&) {
-      throw InputError("unknown command '" + path + "'");
-    }
-  }
-  return sub->get_option_no_throw(option) != nullptr;
-}
-
-sweep::SweepCommand sweep_cells(std::function<void(std::size_t, std::size_t)> cell_checked) {
-  // A cell runs like a phasesim command line whose table goes nowhere: it writes only its
-  // JSON. Its exit status is dropped: a theorem cell's verdict (exit 3) is in its JSON.
-  const auto parse = [](const std::vector<std::string>& words) -> sweep::CellTask {
-    try {
-      auto action = parse_arguments(words);
-      return [action] {
-        std::ostream quiet(nullptr);
-        action(quiet);
-      };
-    } catch (const CLI::ParseError& e) {
-      throw InputError(e.what());
-    }
-  };
-  return {parse, command_has_option, std::move(cell_checked)};
 }
 
 namespace {

@@ -1,20 +1,12 @@
-// phasesim compare: several architectures on the same needles (paired trials), one table of
+// phasesim compare: the table of several architectures on the same needles (paired trials):
 // KV cost, mean, worst, gap and the paired difference of each against the first.
-#include <memory>
 #include <ostream>
 
-#include "cli/command.hpp"
-#include "cli/niah_options.hpp"
-#include "cli/output.hpp"
-#include "phasesim/compare/compare.hpp"
+#include "cli/door.hpp"
+#include "phasesim/commands/niah.hpp"
 
 namespace phasesim::cli {
 namespace {
-
-struct CompareOptions {
-  RunOptions run;
-  std::vector<std::string> files;
-};
 
 std::string with_error(double value, double se, bool exact) {
   return fixed(value, 4) + (exact ? "" : " ± " + fixed(se, 4));
@@ -73,35 +65,13 @@ void print_comparison(const std::vector<compare::ArchitectureComparison>& compar
 
 }  // namespace
 
-void add_compare_command(CLI::App& app, Action& action,
-                         std::shared_ptr<const engines::EngineRegistry> registry) {
-  auto options = std::make_shared<CompareOptions>();
-  auto* cmd = app.add_subcommand(
-      "compare", "Architectures on the same needles: KV cost, mean, worst, gap, paired difference");
-  cmd->add_option("architectures", options->files,
-                  "Architecture files or presets (" + join(niah::architecture_presets(), ", ") +
-                      "); differences are against the first")
-      ->required();
-  add_run_options(*cmd, options->run, *registry);
-  cmd->callback([options, registry, &action] {
-    compare::CompareSpec spec{{}, options->run.given_spec()};
-    for (const auto& file : options->files)
-      spec.architectures.push_back(niah::load_architecture(file));
-    const auto& engine = registry->find(options->run.engine);
-    check_threads(options->run.threads);
-    const Parallel parallel{options->run.threads};
-    auto plan = std::make_shared<const compare::ComparePlan>(
-        compare::prepare_compare(spec, engine, parallel.team()));
-    action = [plan, registry, options, parallel](std::ostream& out) {
-      announce_long_run("compare", plan->estimate(), parallel.team(), out);
-      const auto comparison = compare::run_compare(*plan, parallel);
-      if (wants_table(options->run.json)) {
-        print_comparison(comparison, plan->engine().name(), out);
-      }
-      write_json(options->run.json, compare::compare_document(comparison, plan->engine()));
-      return kSuccess;
-    };
-  });
+void add_compare_command(CLI::App& app, Action& action, const commands::Environment& environment) {
+  add_command<commands::Compare>(
+      app, action, environment,
+      {[](const commands::Compare& compare, const commands::Compare::Result& comparison, double,
+          std::ostream& out) {
+        print_comparison(comparison, compare.plan().engine().name(), out);
+      }});
 }
 
 }  // namespace phasesim::cli

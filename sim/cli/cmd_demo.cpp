@@ -15,6 +15,7 @@
 
 #include "cli/command.hpp"
 #include "cli/demo_tour.hpp"
+#include "cli/output.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
@@ -123,8 +124,9 @@ void add_demo_command(CLI::App& app, Action& action) {
       "demo",
       "A guided tour: geometry, per-group retrieval, the three theorems with a figure "
       "each, heads vs full attention");
-  cmd->add_option("--out", options->out, "Folder for the JSON of every step and the figures")
-      ->capture_default_str();
+  refuse_empty(
+      *cmd->add_option("--out", options->out, "Folder for the JSON of every step and the figures")
+           ->capture_default_str());
   cmd->add_flag("!--no-figures", options->figures, "Skip the figures (they need matplotlib)");
   cmd->callback([options, &action] {
     require(!options->out.empty(), "invalid --out '' (must name a folder)");

@@ -1,21 +1,11 @@
-// phasesim optimize: the gate that maximizes J over the simplex (Theorem 1).
-#include <memory>
+// phasesim optimize: the table of the gate that maximizes J (Theorem 1).
 #include <ostream>
 
-#include "cli/command.hpp"
-#include "cli/output.hpp"
-#include "cli/progress.hpp"
-#include "cli/theory_options.hpp"
-#include "phasesim/theorems/concentration.hpp"
+#include "cli/door.hpp"
+#include "phasesim/commands/theorems.hpp"
 
 namespace phasesim::cli {
 namespace {
-
-struct OptimizeOptions {
-  theorems::OptimizeCommand command;
-  bool progress = false;
-  std::string json;
-};
 
 void print_optimum(const theorems::Objective& objective, const theorems::GateOptimum& best,
                    std::ostream& out) {
@@ -39,38 +29,20 @@ void print_optimum(const theorems::Objective& objective, const theorems::GateOpt
   summary.print(out);
 }
 
-int run_optimize(const OptimizeOptions& options, std::ostream& out) {
-  const auto& command = options.command;
-  const auto objective = command.objective.objective();
-  const auto work = command.work();
-  const auto best = command.run(start_run("optimize", work.estimate, options.progress,
-                                          static_cast<std::size_t>(work.ascents), "ascents", out));
-  if (wants_table(options.json)) {
-    out << "optimal gate, W=" << objective.geometry.window << " S=" << objective.geometry.stride
-        << " beta=" << objective.beta << " N=" << objective.entries << " ("
-        << command.objective.model << " model, " << best.starts << " starts)\n";
-    print_optimum(objective, best, out);
-  }
-  write_json(options.json, command.document(best));
-  return kSuccess;
+void print_optimize(const commands::Optimize& command, const theorems::GateOptimum& best, double,
+                    std::ostream& out) {
+  const auto& options = command.options().command.objective;
+  const auto objective = options.objective();
+  out << "optimal gate, W=" << objective.geometry.window << " S=" << objective.geometry.stride
+      << " beta=" << objective.beta << " N=" << objective.entries << " (" << options.model
+      << " model, " << best.starts << " starts)\n";
+  print_optimum(objective, best, out);
 }
 
 }  // namespace
 
-void add_optimize_command(CLI::App& app, Action& action) {
-  auto options = std::make_shared<OptimizeOptions>();
-  auto* cmd = app.add_subcommand(
-      "optimize", "The gate that maximizes J (L-BFGS on the logits, exact gradients, restarts)");
-  add_objective_options(*cmd, options->command.objective, true,
-                        "Phase weights w0,w1,... of J (default uniform)");
-  add_search_options(*cmd, options->command.search,
-                     "Random starts random:SEED+r:SCALE besides the equal splits");
-  add_progress_option(*cmd, options->progress);
-  add_json_option(*cmd, options->json);
-  cmd->callback([options, &action] {
-    options->command.validate();
-    action = [options](std::ostream& out) { return run_optimize(*options, out); };
-  });
+void add_optimize_command(CLI::App& app, Action& action, const commands::Environment& environment) {
+  add_command<commands::Optimize>(app, action, environment, {print_optimize});
 }
 
 }  // namespace phasesim::cli

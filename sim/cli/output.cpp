@@ -6,39 +6,28 @@
 #include <iomanip>
 #include <iostream>
 
+#include "phasesim/commands/command.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/core/parallel.hpp"
-#include "phasesim/niah/architecture.hpp"
 
 namespace phasesim::cli {
 
 void add_json_option(CLI::App& command, std::string& path) {
-  command.add_option("--json", path,
-                     "Also write the results as JSON to PATH ('-': JSON on stdout, no table)");
+  refuse_empty(*command.add_option(
+      "--json", path, "Also write the results as JSON to PATH ('-': JSON on stdout, no table)"));
 }
 
-void add_geometry_options(CLI::App& command, Geometry& geometry) {
-  command.add_option("--window,-W", geometry.window, "Window W (tokens per entry)")
-      ->capture_default_str();
-  command.add_option("--stride,-S", geometry.stride, "Stride S (tokens between entries)")
-      ->capture_default_str();
-}
-
-void add_arch_option(CLI::App& command, std::string& path,
-                     const std::vector<std::string>& shorthand) {
-  auto* option = command.add_option(
-      "--arch", path,
-      "Architecture: a TOML file of layers of heads (window, stride, offset, gate per head) or "
-      "a preset (" +
-          join(niah::architecture_presets(), ", ") + "); replaces " + join(shorthand, ", "));
-  for (const auto& name : shorthand) option->excludes(name);
-}
-
-void add_threads_option(CLI::App& command, int& threads) {
-  command.add_option("--threads", threads, "OpenMP threads (0: the OpenMP default)")
-      ->capture_default_str();
+void refuse_empty(CLI::Option& option) {
+  const auto name = option.get_name();
+  const auto allowed = option.get_required() ? ")" : ", or leave " + name + " out)";
+  option.check(CLI::Validator(
+      [name, allowed](std::string& value) {
+        require(!value.empty(), "invalid " + name + " '' (an empty value: give one" + allowed);
+        return std::string();
+      },
+      ""));
 }
 
 void check_json_path(const std::string& path) {
@@ -46,15 +35,7 @@ void check_json_path(const std::string& path) {
 }
 
 void write_json(const std::string& path, const Json& document) {
-  if (path.empty()) return;
-  on_root([&] {  // in an MPI job every rank has the document; rank 0 writes it
-    const std::string text = document.dump(2) + "\n";
-    if (path == "-") {
-      std::cout << text << std::flush;
-    } else {
-      write_file_atomically(path, text);
-    }
-  });
+  if (!path.empty()) commands::write_document(path, document);
 }
 
 void warn(const std::string& command, const std::vector<std::string>& warnings,

@@ -8,30 +8,22 @@
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
-#include "phasesim/model/geometry.hpp"
 
 namespace phasesim::cli {
 
 /// Declares --json PATH on a command ("-" writes the JSON to stdout instead of a table).
 void add_json_option(CLI::App& command, std::string& path);
 
-/// Declares --window/-W and --stride/-S, the geometry every model command takes.
-void add_geometry_options(CLI::App& command, Geometry& geometry);
-
-/// Declares --arch FILE (an architecture file or preset, phasesim/niah/architecture.hpp),
-/// which excludes the one-layer shorthand's options named in `shorthand`.
-void add_arch_option(CLI::App& command, std::string& path,
-                     const std::vector<std::string>& shorthand);
-
-/// Declares --threads N: OpenMP threads of the run's parallel loops (0: the OpenMP default).
-void add_threads_option(CLI::App& command, int& threads);
+/// Refuses an empty value of one of the CLI's own options ('' in the shell would read as no
+/// file), as the commands' tables refuse theirs: "invalid --json '' (an empty value: ...)".
+void refuse_empty(CLI::Option& option);
 
 /// Throws InputError unless `path` is empty, "-", or a file a command could write
 /// (core/files.hpp: check_output_file): checked before long work, not after it.
 void check_json_path(const std::string& path);
 
-/// Writes the document to `path` atomically, or to stdout for "-"; no-op when empty. In an
-/// MPI job, rank 0 alone writes (core/job.hpp).
+/// Writes the document to `path` atomically, or to stdout for "-" (commands::write_document);
+/// no-op when empty.
 void write_json(const std::string& path, const Json& document);
 
 /// Prints "phasesim COMMAND: warning: W" on stderr for each warning, except when `out` is a

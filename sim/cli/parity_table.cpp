@@ -98,67 +98,16 @@ void print_report(const engines::ParityCheck& check, const ParityTitles& titles,
   }
 }
 
-struct ParityOptions {
-  niah::NiahSpec spec;
-  int threads = 0;
-  std::string json;
-};
-
-void add_parity_options(CLI::App& cmd, ParityOptions& o) {
-  auto& s = o.spec;
-  add_geometry_options(cmd, s.geometry);
-  cmd.add_option("--gates,--gate", s.gates, "Gate spec, replicated over the heads")
-      ->capture_default_str();
-  cmd.add_option("--heads", *s.heads, "Heads H")->capture_default_str();
-  cmd.add_option("--dim", *s.dim, "Key dimension d")->capture_default_str();
-  cmd.add_option("--query-noise", s.query_noise, "Query noise sigma_q")->capture_default_str();
-  cmd.add_option("--content-noise", s.content_noise, "Content noise tau of the gate")
-      ->capture_default_str();
-  cmd.add_flag("--rms-norm", s.rms_norm, "RMS-normalize every pooled entry");
-  cmd.add_option("--context,-L", s.context, "Context length L in tokens")->capture_default_str();
-  cmd.add_option("--groups,-G", s.groups, "Groups G")->capture_default_str();
-  cmd.add_option("--prompts,-P", s.prompts, "Prompts (trials) per group")->capture_default_str();
-  cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
-  add_threads_option(cmd, o.threads);
-  add_json_option(cmd, o.json);
-}
-
-// The two engines' plans: the reference's, then the candidate's.
-using ParityPlans = std::pair<engines::NiahPlan, engines::NiahPlan>;
-
-int run_parity(const ParityOptions& o, const ParityPlans& plans, const ParityCommand& c,
-               std::ostream& out) {
-  const Parallel parallel{o.threads};
-  const auto& run = plans.first.run();
-  const auto labels = c.labels();
-  const auto check = engines::check_parity(plans.first, plans.second, parallel);
-  if (wants_table(o.json)) {
-    print_header(run, labels, out);
-    print_report(check, c.titles, parallel.team(), out);
-  }
-  write_json(o.json, engines::parity_document(run, o.spec.gates, parallel, labels, check));
-  return check.comparison.parity() ? kSuccess : kParityFailed;
-}
-
 }  // namespace
 
-void add_parity_command(CLI::App& app, Action& action,
-                        std::shared_ptr<const engines::EngineRegistry> registry,
-                        ParityCommand command) {
-  auto o = std::make_shared<ParityOptions>();
-  o->spec = command.defaults;
-  auto c = std::make_shared<const ParityCommand>(std::move(command));
-  auto* cmd = app.add_subcommand(c->name, c->description);
-  add_parity_options(*cmd, *o);
-  cmd->callback([o, c, registry, &action] {
-    check_threads(o->threads);
-    const int team = Parallel{o->threads}.team();
-    auto reference = engines::prepare(o->spec, registry->find(c->reference), team);
-    c->require();
-    auto plans = std::make_shared<const ParityPlans>(
-        std::move(reference), engines::prepare(o->spec, registry->find(c->candidate), team));
-    action = [o, c, plans, registry](std::ostream& out) { return run_parity(*o, *plans, *c, out); };
-  });
+void print_parity(const commands::ParityRun& parity, const commands::ParityRun::Result& result,
+                  const ParityTitles& titles, int threads, std::ostream& out) {
+  print_header(parity.niah_run(), result.labels, out);
+  print_report(result.check, titles, Parallel{threads}.team(), out);
+}
+
+int parity_status(const commands::ParityRun::Result& result) {
+  return result.check.comparison.parity() ? kSuccess : kParityFailed;
 }
 
 }  // namespace phasesim::cli

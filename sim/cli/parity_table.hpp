@@ -1,13 +1,11 @@
 #pragma once
-// What gpu-check and precision-check share: their options (one model and run, as niah takes
-// them), and the report of one engine against another (phasesim/engines/parity.hpp).
-#include <CLI/CLI.hpp>
-#include <functional>
-#include <memory>
+// What gpu-check and precision-check print: the report of one engine against another
+// (phasesim/engines/parity.hpp, phasesim/commands/parity.hpp).
+#include <iosfwd>
 #include <string>
 
-#include "cli/command.hpp"
-#include "phasesim/engines/parity.hpp"
+#include "cli/door.hpp"
+#include "phasesim/commands/parity.hpp"
 
 namespace phasesim::cli {
 
@@ -16,23 +14,22 @@ struct ParityTitles {
   std::string reference, candidate;
 };
 
-/// One parity command: its name and help, its default run, the two engines by name and
-/// how the report names them. `require` throws InputError when the command cannot run here
-/// (no GPU); `labels` is called when it runs (the device's name needs the device).
-struct ParityCommand {
-  std::string name, description;
-  niah::NiahSpec defaults;
-  std::string reference, candidate;
-  ParityTitles titles;
-  std::function<void()> require;
-  std::function<engines::ParityLabels()> labels;
-};
+/// The header, the per-group accuracies, the comparison, the timings and the verdict;
+/// `threads` is the run's --threads.
+void print_parity(const commands::ParityRun& parity, const commands::ParityRun::Result& result,
+                  const ParityTitles& titles, int threads, std::ostream& out);
 
-/// Declares the command with the model, run and output options niah takes; when it runs:
-/// check_parity of the two engines, the report (unless the JSON goes to stdout), the JSON,
-/// and exit status success with parity, kParityFailed without.
-void add_parity_command(CLI::App& app, Action& action,
-                        std::shared_ptr<const engines::EngineRegistry> registry,
-                        ParityCommand command);
+/// kSuccess with parity, kParityFailed without.
+int parity_status(const commands::ParityRun::Result& result);
+
+/// The presenter of a check C (GpuCheck, PrecisionCheck) whose engines the tables call
+/// `titles`.
+template <class C>
+Presenter<C> parity_presenter(ParityTitles titles) {
+  return {[titles](const C& check, const typename C::Result& result, double, std::ostream& out) {
+            print_parity(check, result, titles, check.options().threads, out);
+          },
+          parity_status};
+}
 
 }  // namespace phasesim::cli

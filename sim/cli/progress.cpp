@@ -63,11 +63,6 @@ void Progress::finished(std::size_t ran) {
   }
 }
 
-void add_progress_option(CLI::App& command, bool& progress) {
-  command.add_flag("--progress", progress,
-                   "Show progress and the time left on stderr (default: only on a terminal)");
-}
-
 Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const std::string& unit,
                        const std::string& label, const std::ostream& out) {
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
@@ -86,13 +81,6 @@ Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const 
     loops->last = ran;
     progress->finished(static_cast<std::size_t>(loops->before + ran));
   };
-  return parallel;
-}
-
-Parallel start_run(const std::string& command, const WorkEstimate& estimate, bool wanted,
-                   std::size_t total, const std::string& unit, const std::ostream& out) {
-  const auto parallel = with_progress({}, wanted, total, unit, command, out);
-  announce_long_run(command, estimate, parallel.team(), out);
   return parallel;
 }
 

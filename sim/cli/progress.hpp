@@ -3,7 +3,6 @@
 // terminal, plain lines otherwise. Commands show it on a terminal or with --progress; a
 // Parallel from with_progress() reports to it as the loop's items finish (Parallel::progress
 // calls come one at a time, so Progress needs no lock).
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
@@ -47,18 +46,10 @@ class Progress {
   Clock::time_point last_print_ = start_;
 };
 
-/// Declares --progress: show progress on stderr even when it is not a terminal.
-void add_progress_option(CLI::App& command, bool& progress);
-
 /// `parallel` whose items advance a progress display of `total` UNIT on stderr, when
 /// `wanted` (--progress) or stderr is a terminal; unchanged for a sweep cell (whose `out`
 /// is a null sink: the sweep shows its own progress).
 Parallel with_progress(Parallel parallel, bool wanted, std::size_t total, const std::string& unit,
                        const std::string& label, const std::ostream& out);
-
-/// The start of a long run of `command` on the default threads: the note when it is estimated
-/// to be long (output.hpp: announce_long_run), then with_progress({}, ...).
-Parallel start_run(const std::string& command, const WorkEstimate& estimate, bool wanted,
-                   std::size_t total, const std::string& unit, const std::ostream& out);
 
 }  // namespace phasesim::cli

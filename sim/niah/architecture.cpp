@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -113,6 +114,30 @@ std::optional<double> split_rho(const toml::table& table, const Where& where) {
                     " (the correlation of a token's two keys must be in [0, 1])");
   }
   return rho;
+}
+
+std::optional<double> number(const toml::table& table, const char* key, const Where& where) {
+  const auto* node = table.get(key);
+  if (!node) return std::nullopt;
+  const auto value = node->value<double>();
+  if (!node->is_number() || !value || !std::isfinite(*value))
+    fail(where, std::string(key) + " must be a number");
+  return value;
+}
+
+// `[fit]`: table, beta, one_gate and one_gate_beta, all of them.
+ArchitectureFit read_fit(const toml::node& node, const Where& where) {
+  const auto* table = node.as_table();
+  if (!table) fail(where, "fit must be a table ([fit])");
+  check_keys(*table, {"table", "beta", "one_gate", "one_gate_beta"}, where);
+  const auto needed = [&](const auto& value, const char* key) {
+    if (!value) fail(where, std::string("[fit] needs ") + key);
+    return *value;
+  };
+  return {needed(text(*table, "table", where), "table"),
+          needed(number(*table, "beta", where), "beta"),
+          needed(text(*table, "one_gate", where), "one_gate"),
+          needed(number(*table, "one_gate_beta", where), "one_gate_beta")};
 }
 
 HeadValues read_values(const toml::table& table, const Where& where) {
@@ -272,9 +297,10 @@ std::vector<Gate> Architecture::gates() const {
 Architecture parse_architecture(std::string_view toml, const std::string& file) {
   const auto table = parse_toml(toml, file);
   const Where where{file};
-  check_keys(table, {"name", "description", "layer"}, where);
-  text(table, "description", where);  // free text, but a string
+  check_keys(table, {"name", "description", "layer", "fit"}, where);
   Architecture arch;
+  arch.description = text(table, "description", where).value_or("");
+  if (const auto* fit = table.get("fit")) arch.fit = read_fit(*fit, where);
   arch.file = file;
   arch.name = text(table, "name", where).value_or(std::filesystem::path(file).stem().string());
   const auto* layers = table.get("layer");

@@ -152,7 +152,7 @@ NiahModel make_model(const NiahSpec& spec) {
   }
   m.context = spec.context;
   // validate_model rejects --beta with --dim and --query-noise without --dim.
-  m.beta = spec.beta || !spec.dim ? std::optional(spec.beta.value_or(4.5)) : std::nullopt;
+  m.beta = spec.beta || !spec.dim ? std::optional(spec.beta.value_or(kDefaultBeta)) : std::nullopt;
   m.dim = spec.dim;
   m.query_noise = spec.query_noise;
   m.content_noise = spec.content_noise;

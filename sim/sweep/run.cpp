@@ -54,10 +54,12 @@ Json manifest(const SweepSpec& spec, const std::vector<SweepCell>& cells, bool s
   return doc;
 }
 
-CellTask parse_cell(const SweepCommand& command, const std::vector<std::string>& words,
-                    const SweepCell& cell) {
+CellTask prepare_cell(const SweepCommand& command, const SweepSpec& spec, const SweepCell& cell,
+                      bool seeded, const fs::path& json) {
+  auto options = cell.options;
+  if (seeded) options.emplace_back("seed", std::to_string(cell.seed));
   try {
-    return command.parse(words);
+    return command.prepare(spec.command, options, json);
   } catch (const InputError& e) {
     throw InputError("invalid sweep cell " + describe(cell) + ": " + e.what());
   }
@@ -103,7 +105,13 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
   SweepPlan plan{read_sweep_file(file), dir, {}, {}, {}};
   require(plan.spec.command.front() != "sweep",
           "invalid sweep file " + file.string() + " (a sweep cannot run sweeps)");
-  require(command.has_option(plan.spec.command, "--json"),
+  bool document = false;
+  try {
+    document = command.has_option(plan.spec.command, "--json");
+  } catch (const InputError& e) {  // no such command
+    throw InputError("invalid sweep file " + file.string() + ": " + e.what());
+  }
+  require(document,
           "invalid sweep file " + file.string() + " (command '" + words_text(plan.spec.command) +
               "' writes no JSON document, so its cells would have no results; sweep a command "
               "with --json)");
@@ -119,10 +127,7 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
   const bool seeded = !fixed_seed && command.has_option(plan.spec.command, "--seed");
   plan.cells = expand_grid(plan.spec);
   for (const auto& cell : plan.cells) {
-    auto words = cell_arguments(plan.spec, cell);
-    if (seeded) words.push_back("--seed=" + std::to_string(cell.seed));
-    words.push_back("--json=" + cell_path(dir, cell).string());
-    plan.tasks.push_back(parse_cell(command, words, cell));
+    plan.tasks.push_back(prepare_cell(command, plan.spec, cell, seeded, cell_path(dir, cell)));
     if (command.cell_checked) command.cell_checked(plan.tasks.size(), plan.cells.size());
   }
   plan.manifest = manifest(plan.spec, plan.cells, seeded);

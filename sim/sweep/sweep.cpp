@@ -153,10 +153,4 @@ std::vector<SweepCell> expand_grid(const SweepSpec& spec) {
   }
 }
 
-std::vector<std::string> cell_arguments(const SweepSpec& spec, const SweepCell& cell) {
-  std::vector<std::string> words = spec.command;
-  for (const auto& [name, value] : cell.options) words.push_back("--" + name + "=" + value);
-  return words;
-}
-
 }  // namespace phasesim::sweep

@@ -152,7 +152,7 @@ TEST_CASE("messages that say what is wrong") {
       {"niah --context 1.5", "phasesim niah: invalid --context '1.5' (must be an integer)"},
       {"optimize --beta x", "phasesim optimize: invalid --beta 'x' (must be a number)"},
       {"niah --prompts 99999999999",
-       "phasesim niah: invalid --prompts 99999999999 (out of range for this option)"},
+       "phasesim niah: invalid --prompts '99999999999' (out of range for this option)"},
       // CLI11 alone reads both as 2^64 - 1 and runs with that seed.
       {"niah --seed -1",
        "phasesim niah: invalid --seed '-1' (must be an integer in [0, 2^64 - 1])"},
@@ -172,8 +172,9 @@ TEST_CASE("messages that say what is wrong") {
        "phasesim sweep: invalid --out '' (an empty value: give one)"},
       {"sweep " + demo + out,
        "phasesim sweep: invalid sweep file " + demo +
-           " (command 'demo' writes no JSON document, so its cells would have no results; sweep "
-           "a command with --json)"},
+           ": unknown command 'demo' (commands: coverage, channel, niah, gpu-check, "
+           "precision-check, compare, optimize, phase-diagram, dynamics, diversity, theorem "
+           "concentration, theorem lockin, theorem diversity, train, sweep, diagnose)"},
       {"sweep " + json + out,
        "phasesim sweep: invalid sweep file " + json +
            " (option 'json' is the sweep's own: each cell writes cells/ID.json; remove it)"},

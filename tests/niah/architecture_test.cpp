@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "phasesim/channel/phase_channel.hpp"
 #include "phasesim/core/error.hpp"
@@ -204,7 +205,8 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
              "{ gate = \"onehot:0\", share = 0.4 }] }]"),
        "invalid arch.toml: layer 1, head 1: gate 'channels:last=0.5|onehot:0=0.4' (the shares of "
        "its channel groups sum to 0.9 (must sum to 1))"},
-      {"layers = 2", "invalid arch.toml: unknown key 'layers' (allowed: name, description, layer)"},
+      {"layers = 2",
+       "invalid arch.toml: unknown key 'layers' (allowed: name, description, layer, fit)"},
       {"name = \"empty\"", "invalid arch.toml: no layers (give one [[layer]] table per layer)"},
       {"[[layer]\n",
        "invalid arch.toml: line 1: Error while parsing table header: expected ']', saw '\\n'"},
@@ -390,4 +392,46 @@ TEST_CASE("the analytic engine bounds its work: strides whose lcm leaves too man
                        InputError);
   s.context = 1 << 20;  // fewer positions than the lcm: each its own class
   CHECK(test::run_spec(s, "analytic").groups.size() == 8);
+}
+
+// The presets' [fit] tables are the experiments' fits, rounded to 4 decimals: the page and the
+// README read them there, not from copies.
+TEST_CASE("the presets' fits are the calibration experiments' fits") {
+  const auto fitted = [](const std::string& file, const char* key) {
+    std::ifstream in(std::string(PHASESIM_SOURCE_DIR) + "/experiments/" + file);
+    return Json::parse(in)[key];
+  };
+  struct Case {
+    const char* preset;
+    const char* fit;       // the preset's own gate
+    const char* one_gate;  // one gate with a learned bias
+  };
+  for (const auto& c : {Case{"v4-csa", "v4-calibration/expected/fit_channels_rho0.json",
+                             "v4-calibration/expected/fit.json"},
+                        Case{"v41-csa", "v41-stride2/expected/fit_w2s2_channels.json",
+                             "v41-stride2/expected/fit_w2s2_logit.json"}}) {
+    CAPTURE(c.preset);
+    const auto arch = load_architecture(c.preset);
+    REQUIRE(arch.fit);
+    CHECK(std::abs(arch.fit->beta - fitted(c.fit, "beta").get<double>()) < 5e-5);
+    CHECK(std::abs(arch.fit->one_gate_beta - fitted(c.one_gate, "beta").get<double>()) < 5e-5);
+    const auto kappa = fitted(c.one_gate, "kappa").get<double>();
+    const auto gate = parse_gate(arch.fit->one_gate, arch.heads.front().geometry.window);
+    const auto reference = parse_gate(fitted(c.one_gate, "gate").get<std::string>(),
+                                      arch.heads.front().geometry.window);
+    for (std::size_t s = 0; s < gate.weights.size(); ++s)
+      CHECK(gate.weights[s] == doctest::Approx(reference.weights[s]).epsilon(1e-4));
+    CHECK(kappa > 0);
+  }
+  CHECK(!load_architecture("nsa").fit);
+}
+
+TEST_CASE("a [fit] table needs all four values") {
+  const std::string layer = "[[layer]]\nwindow = 4\nstride = 4\n";
+  CHECK_THROWS_WITH_AS(parse_architecture(layer + "[fit]\nbeta = 3\n", "f.toml"),
+                       "invalid f.toml: [fit] needs table", InputError);
+  CHECK_THROWS_WITH_AS(parse_architecture(layer + "[fit]\nbeta = 3\nfoo = 1\n", "f.toml"),
+                       "invalid f.toml: unknown key 'foo' (allowed: table, beta, one_gate, "
+                       "one_gate_beta)",
+                       InputError);
 }

@@ -66,8 +66,7 @@ TEST_CASE("sweep grid: Cartesian product, last option fastest") {
   CHECK(cells[0].options[1].second == "1024");
   CHECK(cells[1].options[1].second == "32768");
   CHECK(cells[2].options[0].second == "4.5");
-  CHECK(cell_arguments(spec, cells[0]) ==
-        std::vector<std::string>{"channel", "--beta=3", "--entries=1024", "--u=0.7,0.999999"});
+  CHECK(cells[0].options == CellOptions{{"beta", "3"}, {"entries", "1024"}, {"u", "0.7,0.999999"}});
 }
 
 TEST_CASE("adding values to an axis leaves existing cells' ids and seeds unchanged") {
@@ -204,33 +203,31 @@ TEST_CASE("resuming an interrupted sweep ends with exactly the files of an unint
   }
 }
 
-// The sweep library on its own, with a stand-in for the CLI's parser.
+// The sweep library on its own, with a stand-in for the commands layer.
 namespace {
 
-// `square --x=X --seed=S --json=PATH` writes x, x^2 and a draw keyed by the seed to PATH.
-// It refuses a negative x when parsed, and fails when run with x >= 5 and `fail_from_5`.
+// `square` with options x and seed writes x, x^2 and a draw keyed by the seed to its file.
+// It refuses a negative x when prepared, and fails when run with x >= 5 and `fail_from_5`.
 struct Square {
   std::atomic<int> runs = 0;
   bool fail_from_5 = false;
 
   SweepCommand command() {
-    return {[this](const std::vector<std::string>& words) { return parse(words); },
+    return {[this](const std::vector<std::string>& command, const CellOptions& options,
+                   const fs::path& json) { return prepare(command, options, json); },
             [](const std::vector<std::string>& command, const std::string& option) {
               require(command == std::vector<std::string>{"square"}, "unknown command");
               return option == "--seed" || option == "--json";
             }};
   }
 
-  CellTask parse(const std::vector<std::string>& words) {
-    std::map<std::string, std::string> values;
-    for (const auto& word : words) {
-      const auto equals = word.find('=');
-      if (equals != std::string::npos) values[word.substr(2, equals - 2)] = word.substr(equals + 1);
-    }
+  CellTask prepare(const std::vector<std::string>& command, const CellOptions& options,
+                   const fs::path& json) {
+    REQUIRE(command == std::vector<std::string>{"square"});
+    const std::map<std::string, std::string> values(options.begin(), options.end());
     const int x = std::stoi(values.at("x"));
     require(x >= 0, "invalid --x " + values.at("x") + " (must be >= 0)");
     const std::uint64_t seed = std::stoull(values.at("seed"));
-    const fs::path json = values.at("json");
     return [this, x, seed, json] {
       ++runs;
       if (fail_from_5 && x >= 5) throw std::runtime_error("cell x=" + std::to_string(x));

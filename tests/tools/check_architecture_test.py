@@ -21,6 +21,10 @@ PLANTED = {
     # One type name in the headers of two layers.
     "include/phasesim/compare/planted.hpp":
         "#pragma once\nnamespace phasesim::compare {\n\nstruct NiahRun {};\n\n}  // namespace phasesim::compare\n",
+    # A file over 600 lines, and a function over 80.
+    "sim/training/planted_long.cpp":
+        "namespace phasesim::training {\n\nint planted_long() {\n" + "  int x = 0;\n" * 81 +
+        "  return 0;\n}\n" + "\n" * 520 + "}  // namespace phasesim::training\n",
 }
 EXPECTED = [
     "PeriodTest is a period test, which lives in layer 'stats'",
@@ -28,6 +32,8 @@ EXPECTED = [
     "entry_holds is entry geometry (which entries hold a position), which lives in layer 'model'",
     "sim/niah/planted.cpp:1: layer 'niah' opens namespace phasesim",
     "type NiahRun is defined in the headers of the layers compare, niah",
+    "sim/training/planted_long.cpp: 608 lines (at most 600",
+    "sim/training/planted_long.cpp:3: function planted_long is 83 lines (at most 80",
 ]
 
 

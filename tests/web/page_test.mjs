@@ -3,6 +3,7 @@
 //  - window.phasesim returns the CLI's own documents: analytic numbers within 1e-12 of
 //    build/phasesim's, Monte Carlo bit for bit at the same seed, on 12 parameter sets;
 //  - bad input gets the CLI's one line (and exit status 2) in the call and in the panel;
+//  - an exported CSV is the library's tidy table, the row a sweep writes to results.csv;
 //  - moving sliders through the DOM redraws the bars with the CLI's numbers and writes the
 //    address, which reopens the same state;
 //  - the WASM is under 3 MB, first paint comes under 2 s, no console error occurs, and an
@@ -15,7 +16,7 @@
 //
 // node page_test.mjs BUILD_WEB_DIR PHASESIM_BINARY OUT_DIR
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -42,7 +43,7 @@ function cli(command, options) {
   // Room for a document of any size the tests ask for (Node's default stops at 1 MB).
   const run = spawnSync(phasesimBinary, [...words, "--json", "-"], { encoding: "utf8", maxBuffer: 1 << 28 });
   const lines = run.stderr.trim().split("\n");
-  return run.status === 0 ? { document: JSON.parse(run.stdout) }
+  return run.status === 0 ? { document: JSON.parse(run.stdout), text: run.stdout }
     : { status: run.status, error: lines[lines.length - 1] };
 }
 
@@ -189,9 +190,21 @@ await page.locator("#n-prompts").fill("64");
 await page.locator("#n-seed").fill("4");
 await page.click("#n-monte-carlo");
 const [download] = await Promise.all([page.waitForEvent("download"), page.click("#niah .export")]);
-const exported = JSON.parse(readFileSync(await download.path(), "utf8"));
-const mc = cli("niah", { window: 8, stride: 4, gates: "logits:0,0,0,0,0,0,0,0.5", beta: 9.5, context: 131072, groups: 8, engine: "fast", prompts: 64, seed: 4 }).document;
-check(difference(exported, mc, 0) === null, "the Monte Carlo button's exported JSON is the CLI's, bit for bit");
+const exported = readFileSync(await download.path(), "utf8");
+const mc = cli("niah", { window: 8, stride: 4, gates: "logits:0,0,0,0,0,0,0,0.5", beta: 9.5, context: 131072, groups: 8, engine: "fast", prompts: 64, seed: 4 });
+check(exported === mc.text, "the Monte Carlo button's exported JSON is the CLI's file, byte for byte");
+// Its CSV is the library's tidy table: the row a sweep of the same run writes to results.csv.
+const [csvDownload] = await Promise.all([page.waitForEvent("download"), page.click("#niah .export-csv")]);
+const pageCsv = readFileSync(await csvDownload.path(), "utf8");
+const sweepDir = mkdtempSync(`${out}/sweep-`);
+writeFileSync(`${sweepDir}/grid.toml`, 'command = "niah"\n[options]\nwindow = 8\nstride = 4\n' +
+  'gates = "logits:0,0,0,0,0,0,0,0.5"\nbeta = 9.5\nengine = "fast"\nprompts = 64\nseed = 4\n');
+spawnSync(phasesimBinary, ["sweep", `${sweepDir}/grid.toml`, "--out", `${sweepDir}/out`], { encoding: "utf8" });
+const resultsCsv = readFileSync(`${sweepDir}/out/results.csv`, "utf8").split("\n")
+  .map((line) => line.slice(line.indexOf(",") + 1)).join("\n"); // without the cell column
+const firstDifference = pageCsv.split("\n").findIndex((line, i) => line !== resultsCsv.split("\n")[i]);
+check(pageCsv === resultsCsv, `the exported CSV is the sweep's results.csv for the same run (${pageCsv.split("\n").length - 2} rows)` +
+  (firstDifference < 0 ? "" : `; line ${firstDifference}: ${pageCsv.split("\n")[firstDifference]} against ${resultsCsv.split("\n")[firstDifference]}`));
 const intervals = await page.$$eval("#n-bars line.interval", (l) => l.length);
 check(intervals === 8, `95% intervals drawn for the 8 groups (${intervals})`);
 

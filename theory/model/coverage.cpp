@@ -78,6 +78,34 @@ Gate coverage_gate(const Geometry& geometry, const std::string& spec) {
   return parse_gate(spec, geometry.window);
 }
 
+Json entries_document(const Geometry& geometry, int entries) {
+  geometry.validate();
+  require_in_range(entries, 1, 64, "entries");
+  check_work("--window " + std::to_string(geometry.window), coverage_work(geometry), 1);
+  Json doc;
+  doc["window"] = geometry.window;
+  doc["stride"] = geometry.stride;
+  doc["offset"] = geometry.offset;
+  auto list = Json::array();
+  for (int j = 0; j < entries; ++j) {
+    auto slots = Json::array();
+    for (int s = 0; s < geometry.window; ++s) {
+      slots.push_back({{"slot", s},
+                       {"position", geometry.position(j, s)},
+                       {"phase", geometry.phase_of_slot(s)}});
+    }
+    list.push_back({{"entry", j}, {"slots", slots}});
+  }
+  doc["entries"] = list;
+  auto tokens = Json::array();
+  for (auto t = geometry.position(0, 0); t <= geometry.position(entries - 1, geometry.window - 1);
+       ++t) {
+    tokens.push_back({{"position", t}, {"phase", geometry.phase_of_position(t)}});
+  }
+  doc["tokens"] = tokens;
+  return doc;
+}
+
 Json coverage_document(const Geometry& geometry, const Gate& gate) {
   auto doc = new_document("coverage");
   doc["window"] = geometry.window;

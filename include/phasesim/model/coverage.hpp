@@ -43,6 +43,13 @@ WorkEstimate coverage_work(const Geometry& geometry);
 /// (coverage_work) and parses the gate.
 Gate coverage_gate(const Geometry& geometry, const std::string& spec);
 
+/// Where the first `entries` entries lie over the tokens, for a picture of the geometry (the
+/// teaching page draws it): {"window", "stride", "offset", "entries": [{"entry", "slots":
+/// [{"slot", "position", "phase"}]}], "tokens": [{"position", "phase"}]} over every position
+/// the entries pool, from the first to the last. Throws InputError for a bad geometry or
+/// more than 64 entries.
+Json entries_document(const Geometry& geometry, int entries);
+
 /// The `coverage` document of one gate: window, stride, gate, gate_weights, phases.
 Json coverage_document(const Geometry& geometry, const Gate& gate);
 

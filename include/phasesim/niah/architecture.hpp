@@ -57,11 +57,24 @@ struct ArchitectureHead {
   bool holds_cache() const { return query_head == 1; }
 };
 
+/// The `[fit]` table of an architecture file: the published table the architecture was
+/// fitted to, at which beta, and the same table from one gate with a learned bias (what the
+/// theorems' one-gate model and the teaching page use). Reports do not show it; it says how to
+/// use the architecture.
+struct ArchitectureFit {
+  std::string table;         ///< the published table and the experiment that fits it
+  double beta = 0;           ///< this architecture's beta for the table
+  std::string one_gate;      ///< the one-gate fit's gate: logits:b_0,...
+  double one_gate_beta = 0;  ///< and its beta
+};
+
 struct Architecture {
-  std::string name;  ///< `name` in the file, or the file's stem
-  std::string file;  ///< the file (or preset) it was read from
+  std::string name;         ///< `name` in the file, or the file's stem
+  std::string file;         ///< the file (or preset) it was read from
+  std::string description;  ///< `description` in the file
   int layers = 0;
   std::vector<ArchitectureHead> heads;  ///< layer by layer; the engines' head index
+  std::optional<ArchitectureFit> fit;   ///< `[fit]`, when the file has one
 
   std::vector<Geometry> geometries() const;
   std::vector<Gate> gates() const;

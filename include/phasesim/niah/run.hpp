@@ -21,6 +21,9 @@ namespace phasesim::niah {
 /// counter word with the stream.
 inline constexpr int kMaxHeads = 4096;
 
+/// The standardized channel's beta when a run gives neither beta nor d.
+inline constexpr double kDefaultBeta = 4.5;
+
 /// The retrieval model: one geometry and one gate per head, and the parameterization,
 /// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are
 /// independent (each its own keys) whatever layer they sit in, except query heads that share
@@ -40,10 +43,10 @@ struct NiahModel {
   /// for all heads when empty. A head that holds a cache comes before the heads that read it.
   std::vector<int> key_heads;
   std::int64_t context = 131072;
-  std::optional<double> beta = 4.5;  ///< the standardized channel's beta, or unset
-  std::optional<int> dim;            ///< d of the full-vector model, or unset
-  double query_noise = 0;            ///< sigma_q (full-vector only)
-  double content_noise = 0;          ///< tau
+  std::optional<double> beta = kDefaultBeta;  ///< the standardized channel's beta, or unset
+  std::optional<int> dim;                     ///< d of the full-vector model, or unset
+  double query_noise = 0;                     ///< sigma_q (full-vector only)
+  double content_noise = 0;                   ///< tau
   bool rms_norm = false;
   std::uint64_t seed = 1;
 
@@ -101,7 +104,7 @@ struct NiahSpec {
   std::optional<int> heads;  ///< replicates a single gate; must match a list of gates
   /// --arch: every head's geometry and gate; when set, geometry, gates and heads are unused.
   std::optional<Architecture> architecture;
-  std::optional<double> beta;  ///< standardized channel; 4.5 when neither beta nor dim is given
+  std::optional<double> beta;  ///< standardized channel; kDefaultBeta when neither beta nor dim
   std::optional<int> dim;      ///< full-vector model
   double query_noise = 0;
   double content_noise = 0;

@@ -5,8 +5,8 @@
 //   DIR/cells/ID.json  one document per cell, each written atomically as it finishes
 //   DIR/results.csv    tidy table of every cell, written once all cells exist
 //
-// Cells are command lines, which only the front end (the CLI) can parse: it hands in a
-// SweepCommand. Messages name the `sweep` command's options (--out, --resume).
+// Cells are runs of commands, which only the layer above knows (phasesim/commands): it hands
+// in a SweepCommand. Messages name the `sweep` command's options (--out, --resume).
 //
 //   const auto plan = plan_sweep("grid.toml", "runs/grid", command);  // validates every cell
 //   check_sweep_dir(plan, resume);                                     // before writing
@@ -24,17 +24,22 @@
 
 namespace phasesim::sweep {
 
-/// One cell, parsed and ready: running it writes its document to the --json path it was
-/// given, and nothing else.
+/// One cell, prepared: running it writes its document to its file, and nothing else.
 using CellTask = std::function<void()>;
+
+/// A cell's options: (name, value) as the sweep file gives them ("4", "0.5", "true").
+using CellOptions = std::vector<std::pair<std::string, std::string>>;
 
 /// What the front end knows about its commands.
 struct SweepCommand {
-  /// The task for a cell's command-line words, e.g. {"niah", "--window=8", "--json=PATH"};
-  /// throws InputError when they are invalid.
-  std::function<CellTask(const std::vector<std::string>& words)> parse;
-  /// True when `command` (e.g. {"niah"}) takes `option` (e.g. "--seed"); throws InputError
-  /// when there is no such command.
+  /// The task of one cell: the command named by `command` (e.g. {"theorem", "lockin"}) with
+  /// `options`, writing its document to `json`; throws InputError when they are invalid.
+  std::function<CellTask(const std::vector<std::string>& command, const CellOptions& options,
+                         const std::filesystem::path& json)>
+      prepare;
+  /// True when `command` takes `option`: "--seed" for a named option, "table" for a
+  /// positional, "--json" when it writes a document. Throws InputError when there is no such
+  /// command.
   std::function<bool(const std::vector<std::string>& command, const std::string& option)>
       has_option;
   /// Called after each cell is checked, with how many are and of how many: the progress of
@@ -51,9 +56,9 @@ struct SweepPlan {
   Json manifest;                ///< the content of sweep.json
 };
 
-/// Reads the sweep file and plans its cells into `dir`: each runs with
-/// --json=DIR/cells/ID.json, and with its own --seed when the command takes one and the
-/// sweep does not set it. Throws InputError for a bad file or naming the first bad cell.
+/// Reads the sweep file and plans its cells into `dir`: each writes DIR/cells/ID.json, and
+/// runs with its own --seed when the command takes one and the sweep does not set it. Throws
+/// InputError for a bad file or naming the first bad cell.
 SweepPlan plan_sweep(const std::filesystem::path& file, const std::filesystem::path& dir,
                      const SweepCommand& command);
 

@@ -48,7 +48,4 @@ SweepSpec read_sweep_file(const std::filesystem::path& path);
 /// Every cell of the grid, the last option varying fastest.
 std::vector<SweepCell> expand_grid(const SweepSpec& spec);
 
-/// Command-line words for one cell: {command..., "--name=value", ...}.
-std::vector<std::string> cell_arguments(const SweepSpec& spec, const SweepCell& cell);
-
 }  // namespace phasesim::sweep

@@ -1,0 +1,87 @@
+#pragma once
+// The options several commands declare alike, each written here once: the geometry, --arch,
+// --threads and --progress.
+#include <string>
+#include <vector>
+
+#include "phasesim/commands/option.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/niah/architecture.hpp"
+#include "phasesim/niah/run.hpp"
+
+namespace phasesim::commands {
+
+/// "a, b, c".
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ");
+
+/// --window/-W and --stride/-S.
+template <class Options, class Window, class Stride>
+void add_geometry(OptionTable<Options>& table, Window window, Stride stride, Traits traits = {}) {
+  traits.short_name = "W";
+  table.add("window", window, "Window W (tokens per entry)", traits);
+  traits.short_name = "S";
+  table.add("stride", stride, "Stride S (tokens between entries)", traits);
+}
+
+/// The help of --arch, which replaces the one-layer shorthand's options `shorthand`.
+std::string arch_help(const std::vector<std::string>& shorthand);
+
+/// --arch FILE (an architecture file or a preset), excluding the shorthand's options.
+template <class Options, class Arch>
+void add_arch(OptionTable<Options>& table, Arch arch, const std::vector<std::string>& shorthand) {
+  table.add("arch", arch, arch_help(shorthand), {.excludes = shorthand, .role = Role::input_file});
+}
+
+/// --threads N.
+template <class Options, class Threads>
+void add_threads(OptionTable<Options>& table, Threads threads,
+                 std::string help = "OpenMP threads (0: the OpenMP default)") {
+  table.add("threads", threads, std::move(help), {.role = Role::threads});
+}
+
+/// --progress.
+template <class Options, class Progress>
+void add_progress(
+    OptionTable<Options>& table, Progress progress,
+    std::string help = "Show progress and the time left on stderr (default: only on a terminal)") {
+  table.add("progress", progress, std::move(help), {.role = Role::progress});
+}
+
+/// The model's parameterization and the protocol that niah and compare take, on the fields of
+/// Options::spec (a niah::NiahSpec), then --engine (Options::engine, one of `engines`), --seed
+/// and --threads.
+template <class Options>
+void add_run_options(OptionTable<Options>& t, const std::vector<std::string>& engines) {
+  t.add(
+      "beta", [](auto& o) -> auto& { return o.spec.beta; },
+      "Standardized channel: signal strength beta (" + format_number(niah::kDefaultBeta) +
+          " when neither --beta nor --dim is given)");
+  t.add(
+      "dim", [](auto& o) -> auto& { return o.spec.dim; },
+      "Full-vector model: key dimension d (instead of --beta)");
+  t.add(
+      "query-noise", [](auto& o) -> auto& { return o.spec.query_noise; },
+      "Full-vector model: query noise sigma_q");
+  t.add(
+      "content-noise", [](auto& o) -> auto& { return o.spec.content_noise; },
+      "Content noise tau of the gate");
+  t.add(
+      "rms-norm", [](auto& o) -> auto& { return o.spec.rms_norm; },
+      "RMS-normalize every pooled entry");
+  t.add("context", [](auto& o) -> auto& { return o.spec.context; }, "Context length L in tokens",
+        {.short_name = "L"});
+  t.add("groups", [](auto& o) -> auto& { return o.spec.groups; },
+        "Groups G (group = needle position mod G)", {.short_name = "G"});
+  t.add("prompts", [](auto& o) -> auto& { return o.spec.prompts; }, "Prompts (trials) per group",
+        {.short_name = "P"});
+  t.add(
+      "combine", [](auto& o) -> auto& { return o.spec.combine; }, "Combine heads: any or vote:K");
+  t.add(
+      "engine", [](auto& o) -> auto& { return o.engine; }, joined(engines));
+  t.add(
+      "seed", [](auto& o) -> auto& { return o.spec.seed; }, "Random seed");
+  add_threads(
+      t, [](auto& o) -> auto& { return o.threads; });
+}
+
+}  // namespace phasesim::commands
