@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 
 #include "monte_carlo.hpp"
+#include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/extremes.hpp"
 #include "phasesim/core/normal_block.hpp"
@@ -603,10 +603,7 @@ PositionDraw draw_position(const std::vector<ChiSquare>& remainders, const Needl
                            std::int64_t p, const PositionDraws::Row& row,
                            const RandomStream& stream, const PooledFrame& frame, double* z) {
   const int k = frame.dimension();
-  if (k >= static_cast<int>(remainders.size())) {  // plan_frame's bound broken: a bug, not input
-    throw std::logic_error("streaming-rms: a frame of " + std::to_string(k) +
-                           " axes outgrew its plan of " + std::to_string(remainders.size() - 1));
-  }
+  PHASESIM_ASSERT(k < static_cast<int>(remainders.size()));  // plan_frame's bound on the frame
   for (int c = 0; c < k; ++c) z[c] = row[kFirstCoordinate + c];
   double remainder = frame.has_remainder()
                          ? remainder_length(remainders[static_cast<std::size_t>(k)], row, stream, p)
