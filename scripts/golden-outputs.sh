@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a fixed list of phasesim command lines (every command, the README's examples among them,
-# with default and non-default options, and a few refusals) and keeps what each printed: its
-# table (stdout), its stderr, its exit status and its JSON document, one folder per line.
+# with default and non-default options, every sampling path of the fast engine, and a few
+# refusals) and keeps what each printed: its table (stdout), its stderr, its exit status and its
+# JSON document, one folder per line.
 # Run it before and after a change that must not change results, then compare the folders:
 #
 #   scripts/golden-outputs.sh /tmp/before    # on the old build
@@ -41,6 +42,14 @@ niah --arch v4-csa --engine analytic --context 16384
 niah --arch v41-csa --engine analytic --context 16384 --beta 8
 niah --gates channels:onehot:4=0.25|uniform=0.75 --split-rho 0.5 --dim 16 --engine full --context 2048 --prompts 8
 niah --arch experiments/mitigations/arch/w8s8-diverse.toml --beta 4.15 --context 8192 --prompts 32
+niah --window 8 --stride 4 --gates uniform --beta 3.0 --content-noise 0.5 --split-rho 0.5 --context 4096 --prompts 16
+niah --dim 16 --query-noise 0.7 --window 8 --stride 4 --heads 2 --gates onehot:1;weights:0,0,1,0,0,0,0,3 --split-rho 0.3 --context 2048 --prompts 16
+niah --dim 16 --window 8 --stride 4 --gates weights:1,2,3,4,0,0,0,0 --rms-norm --content-noise 0.5 --split-rho 0.3 --context 2048 --prompts 16
+niah --dim 16 --window 8 --stride 4 --gates uniform --content-noise 0.5 --split-rho 0.3 --context 2048 --prompts 16
+niah --dim 16 --window 8 --stride 4 --gates uniform --rms-norm --content-noise 0.5 --context 2048 --prompts 16
+niah --dim 16 --window 8 --stride 4 --heads 2 --gates channels:weights:1,0,0,0,0,1,0,0|onehot:6;channels:uniform|last --split-rho 0.3 --context 2048 --prompts 16
+niah --dim 16 --window 8 --stride 4 --gates channels:onehot:4=0.25|uniform=0.75 --content-noise 0.5 --context 2048 --prompts 16
+niah --arch nsa --dim 32 --rms-norm --context 8192 --groups 16 --prompts 8
 compare experiments/mitigations/arch/w8s8-trained.toml experiments/mitigations/arch/w8s8-diverse.toml experiments/mitigations/arch/w8s8-offsets.toml --beta 4.15 --context 8192 --prompts 32
 compare v4-csa v4-hca --engine analytic --context 16384
 optimize

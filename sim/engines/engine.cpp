@@ -1,8 +1,9 @@
 #include "phasesim/engines/engine.hpp"
 
-#include <stdexcept>
+#include <algorithm>
 
 #include "monte_carlo.hpp"
+#include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 
 namespace phasesim::engines {
@@ -17,11 +18,8 @@ WorkEstimate Engine::estimate(const niah::NiahRun& run) const {
 }
 
 void EngineRegistry::add(std::unique_ptr<Engine> engine) {
-  for (const auto& known : engines_) {
-    if (known->name() == engine->name()) {
-      throw std::logic_error("EngineRegistry: two engines called " + engine->name());
-    }
-  }
+  PHASESIM_EXPECT(std::ranges::none_of(
+      engines_, [&](const auto& known) { return known->name() == engine->name(); }));
   engines_.push_back(std::move(engine));
 }
 

@@ -15,6 +15,7 @@
 
 #include "full_vector_heads.hpp"
 #include "gpu_engine.hpp"
+#include "phasesim/core/contract.hpp"
 #include "phasesim/engines/gpu.hpp"
 
 namespace phasesim::engines {
@@ -72,6 +73,7 @@ __global__ void argmax_kernel(const FullVectorHead* heads, const int* scanned, i
   __shared__ double runner_ups[kMaxThreads];
   const int t = static_cast<int>(threadIdx.x);
   const int threads = static_cast<int>(blockDim.x);  // a power of two
+  PHASESIM_ASSERT(threads <= kMaxThreads);           // the shared arrays hold one per thread
   const auto ws = workspace.carve(threads, t);
   for (std::int64_t item = blockIdx.x; item < needles.trials() * scanned_count; item += gridDim.x) {
     const auto trial = static_cast<std::uint32_t>(item / scanned_count);

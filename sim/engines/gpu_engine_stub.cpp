@@ -1,7 +1,6 @@
 // The gpu engine of a build without CUDA: it says so, and is never run.
-#include <stdexcept>
-
 #include "gpu_engine.hpp"
+#include "phasesim/core/contract.hpp"
 #include "phasesim/engines/gpu.hpp"
 
 namespace phasesim::engines {
@@ -11,10 +10,15 @@ std::string gpu_unavailable_reason() {
          "-DPHASESIM_CUDA=AUTO or ON)";
 }
 
-std::string gpu_device_name() { throw std::logic_error("gpu_device_name: no CUDA support"); }
+// Called only where gpu_unavailable_reason() is empty, which it never is here.
+std::string gpu_device_name() {
+  PHASESIM_EXPECT(gpu_unavailable_reason().empty());
+  return {};
+}
 
 std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel&, const niah::NeedlePlan&) {
-  throw std::logic_error("gpu_argmaxes: no CUDA support");
+  PHASESIM_EXPECT(gpu_unavailable_reason().empty());
+  return {};
 }
 
 }  // namespace phasesim::engines

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
+#include "phasesim/core/contract.hpp"
 #include "phasesim/model/coverage.hpp"
 #include "phasesim/stats/estimate.hpp"
 
@@ -210,9 +210,7 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
 
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output) {
   if (output.outcomes) return monte_carlo_result(run, *output.outcomes);
-  if (output.phase_success.empty()) {
-    throw std::logic_error("niah_result: the engine returned neither outcomes nor probabilities");
-  }
+  PHASESIM_EXPECT(!output.phase_success.empty());  // every engine returns one kind or the other
   return exact_result(run, output.phase_success);
 }
 
@@ -227,9 +225,7 @@ Json niah_document(const NiahRun& run, const std::string& engine,
 std::vector<stats::GroupCount> group_counts(const NiahResult& result) {
   std::vector<stats::GroupCount> counts;
   for (const auto& g : result.groups) {
-    if (!g.successes || !g.trials) {
-      throw std::invalid_argument("group_counts: an exact report has no counts");
-    }
+    PHASESIM_EXPECT(g.successes && g.trials);  // a Monte Carlo report
     counts.push_back({g.group, *g.successes, *g.trials});
   }
   return counts;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 
 namespace phasesim::niah {
@@ -127,14 +127,12 @@ std::vector<Gate> head_gates(const NiahSpec& spec) {
   return replicated;
 }
 
-// A shared needle plan (compare) within this run's own: same groups and prompts, and blocks
-// inside its own, so interior for these heads too.
-NeedlePlan paired_needles(const NeedlePlan& shared, const NeedlePlan& own) {
-  const bool inside = shared.groups == own.groups && shared.prompts == own.prompts &&
-                      shared.first_block >= own.first_block &&
-                      shared.first_block + shared.block_count <= own.first_block + own.block_count;
-  if (!inside) throw std::logic_error("make_run: the shared needle plan is not interior here");
-  return shared;
+// Whether a shared needle plan (compare) lies within this run's own: same groups and prompts,
+// and blocks inside its own, so interior for these heads too.
+bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
+  return shared.groups == own.groups && shared.prompts == own.prompts &&
+         shared.first_block >= own.first_block &&
+         shared.first_block + shared.block_count <= own.first_block + own.block_count;
 }
 
 NiahModel make_model(const NiahSpec& spec) {
@@ -171,7 +169,10 @@ NiahRun make_run(const NiahSpec& spec) {
                     ? plan_needles(run.model.geometries, spec.context, spec.groups, spec.prompts,
                                    "the heads of " + spec.architecture->file)
                     : plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
-  if (spec.needles) run.needles = paired_needles(*spec.needles, run.needles);
+  if (spec.needles) {
+    PHASESIM_EXPECT(lies_within(*spec.needles, run.needles));  // planned for every head (compare)
+    run.needles = *spec.needles;
+  }
   run.architecture = spec.architecture;
   run.combine = parse_combine(spec.combine, run.model.heads());
   if (spec.knockout) {

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <limits>
 
+#include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/random.hpp"
+#include "phasesim/engines/analytic_engine.hpp"
 #include "support/niah_fixture.hpp"
 
 using namespace phasesim;
@@ -94,5 +96,13 @@ TEST_CASE("the registry finds engines by name and refuses duplicates") {
   CHECK_THROWS_WITH(
       registry.find("cpu"),
       "invalid --engine cpu (use analytic, fast, full, full-double, gpu or brute-force)");
-  CHECK_THROWS_AS(registry.add(std::make_unique<BruteForceEngine>()), std::logic_error);
+  CHECK(&registry.get<AnalyticEngine>() == &registry.find("analytic"));
+  // A taken name and a missing type break the registry's preconditions: a bug in the program
+  // that registers engines, caught where contracts are on (Debug and sanitizer builds).
+  if (PHASESIM_CONTRACTS) {
+    CHECK_THROWS_WITH_AS(registry.add(std::make_unique<BruteForceEngine>()),
+                         doctest::Contains("precondition failed: std::ranges::none_of("),
+                         ContractError);
+    CHECK_THROWS_AS(EngineRegistry().get<AnalyticEngine>(), ContractError);
+  }
 }

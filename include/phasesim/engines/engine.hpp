@@ -13,13 +13,12 @@
 // Adding an engine is one file (a class derived from Engine and a factory) and one line in
 // builtin_engines() (sim/engines/builtin_engines.cpp).
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 #include <vector>
 
 #include "phasesim/core/budget.hpp"
+#include "phasesim/core/contract.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/niah/report.hpp"
 #include "phasesim/niah/run.hpp"
@@ -60,20 +59,21 @@ class Engine {
 /// The engines a program knows, by name, in the order they were added.
 class EngineRegistry {
  public:
-  /// Adds an engine; throws std::logic_error when its name is taken.
+  /// Adds an engine. Expects its name not to be taken.
   void add(std::unique_ptr<Engine> engine);
   /// The engine called `name` (what a user gives --engine); throws InputError naming
   /// --engine and the known names.
   const Engine& find(std::string_view name) const;
   /// The engine of type E, for code that needs what one engine computes (the training lab's
-  /// exact prediction needs the analytic engine's probabilities); throws std::logic_error
-  /// when none was added.
+  /// exact prediction needs the analytic engine's probabilities). Expects one was added.
   template <typename E>
   const E& get() const {
-    for (const auto& engine : engines_) {
-      if (const auto* typed = dynamic_cast<const E*>(engine.get())) return *typed;
+    const E* typed = nullptr;
+    for (std::size_t i = 0; i < engines_.size() && !typed; ++i) {
+      typed = dynamic_cast<const E*>(engines_[i].get());
     }
-    throw std::logic_error(std::string("EngineRegistry: no engine of type ") + typeid(E).name());
+    PHASESIM_EXPECT(typed != nullptr);
+    return *typed;
   }
   std::vector<std::string> names() const;
 

@@ -109,8 +109,8 @@ NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double
 /// The report of an engine's output, whichever kind it is.
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output);
 
-/// A Monte Carlo report's groups as counts, for the tests of stats/ (its period test);
-/// throws std::invalid_argument for an exact report, which has no counts.
+/// A Monte Carlo report's groups as counts, for the tests of stats/ (its period test). Expects
+/// a Monte Carlo report: an exact one has no counts.
 std::vector<stats::GroupCount> group_counts(const NiahResult& result);
 
 /// The results in the `niah` document's layout: "groups", "summary" and, with a knockout,
