@@ -15,6 +15,7 @@
 #include "phasesim/core/normal_block.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
+#include "phasesim/model/softmax.hpp"
 
 namespace phasesim::training {
 namespace {
@@ -111,6 +112,18 @@ double pooled_norm(const LayerWorkspace& w, Eigen::Index t0, int first, int wind
   return squared;
 }
 
+// Divides a gate's factored numerators (exp_columns) by their sum, unless that sum is too small
+// for them to be exact (kSmallestFactoredSum) or not finite: then it returns false, and the
+// caller takes the exact softmax instead.
+template <class Gate>
+bool normalize_factored(Gate g, int count) {
+  double sum = 0;
+  for (int s = 0; s < count; ++s) sum += g[s];
+  if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) return false;
+  for (int s = 0; s < count; ++s) g[s] /= sum;
+  return true;
+}
+
 // The gate of entry j of head h: softmax over its existing slots of b_s + c_t, computed as
 // exp(b_s - max b) exp(c_t - max c) normalized, or directly when their sum is too small to be
 // exact.
@@ -123,27 +136,21 @@ void entry_gate(const LayerModel& model, const LayerParameters& parameters,
   const Eigen::Index t0 = ix(model.geometry.position(j, 0));
   const double* c = model.content ? w.token_logits.row(h).data() : nullptr;
   const double* c_older = model.content && older > 0 ? w.older_logits.row(h).data() : c;
-  double sum = 0;
   for (int s = 0; s < W; ++s) {
     // Only slots that exist (s >= first) have a logit to read.
     g[s] = s < first        ? 0.0
            : !model.content ? w.slot_weights[s]
            : s < older      ? w.slot_weights[s] * c_older[t0 + s]
                             : w.slot_weights[s] * c[t0 + s];
-    sum += g[s];
   }
-  if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) {  // logits far apart: exact softmax
-    const auto b = parameters.bias().row(h);
-    const auto a = parameters.content().row(h);
-    double top = -std::numeric_limits<double>::infinity();
-    for (int s = first; s < W; ++s) {
-      g[s] = b[s] + (model.content ? a.dot(key_row(context, older, s, t0 + s)) : 0.0);
-      top = std::max(top, g[s]);
-    }
-    sum = 0;
-    for (int s = first; s < W; ++s) sum += (g[s] = portable::exp(g[s] - top));
+  if (normalize_factored(g + first, W - first)) return;
+  // Logits far apart: the exact softmax.
+  const auto b = parameters.bias().row(h);
+  const auto a = parameters.content().row(h);
+  for (int s = first; s < W; ++s) {
+    g[s] = b[s] + (model.content ? a.dot(key_row(context, older, s, t0 + s)) : 0.0);
   }
-  for (int s = first; s < W; ++s) g[s] /= sum;
+  softmax(g + first, W - first, g + first);
 }
 
 // x_t . y_{t-k} for k < W into `band`.
@@ -194,6 +201,41 @@ void prepare_context(const LayerModel& model, const LayerParameters& parameters,
   }
 }
 
+// exp(x - max) down every column of x, each column's shift shared with y's column when y has
+// rows (the older keys' logits, so that products with newer and older slots share one softmax).
+void exp_columns(Eigen::Map<RowMatrix> x, Eigen::Map<RowMatrix> y) {
+  const auto cols = static_cast<int>(x.cols());
+  const auto column = [&](Eigen::Map<RowMatrix>& m, int c) { return column_of(m.data(), cols, c); };
+  for (int c = 0; c < cols; ++c) {
+    double top = -std::numeric_limits<double>::infinity();
+    for (auto* m : {&x, &y}) {
+      if (m->rows() > 0) top = std::max(top, softmax_shift(column(*m, c), int(m->rows())));
+    }
+    for (auto* m : {&x, &y}) {
+      if (m->rows() > 0) softmax_numerators(column(*m, c), int(m->rows()), top, column(*m, c));
+    }
+  }
+}
+
+// Head h's content logits as L x C (`logits`: token_logits or older_logits), or no rows where
+// the model has none.
+Eigen::Map<RowMatrix> logit_rows(const LayerModel& model, RowMatrix& logits, int h) {
+  const bool any = logits.rows() > 0;
+  return {any ? logits.row(h).data() : nullptr, any ? ix(model.context) : 0, model.channels()};
+}
+
+// The factors of head h's gates, a column per channel (one for one gate): exp(b_s - max b) into
+// w.slot_weights, and exp(c_t - max c) in place of its content logits.
+void gate_factors(const LayerModel& model, const LayerParameters& parameters, int h,
+                  LayerWorkspace& w) {
+  const int C = model.channels();
+  Eigen::Map<RowMatrix> slot(w.slot_weights.data(), model.geometry.window, C);
+  slot = parameters.head_bias(h);
+  exp_columns(slot, {nullptr, 0, C});
+  if (!model.content) return;
+  exp_columns(logit_rows(model, w.token_logits, h), logit_rows(model, w.older_logits, h));
+}
+
 // Gates and the scores r_{r,j} of head h's query heads over all entries (one gate).
 void pool_head(const LayerModel& model, const LayerParameters& parameters,
                const LayerContext& context, int h, LayerWorkspace& w) {
@@ -201,19 +243,7 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
   const int K = model.query_heads;
   const int older = model.older_slots();
   const auto N = ix(model.entries());
-  const auto b = parameters.bias().row(h);
-  w.slot_weights = (b.array() - b.maxCoeff()).exp().transpose();
-  if (model.content) {
-    auto c = w.token_logits.row(h).array();
-    if (older > 0) {  // one shift for both, so that their products share one softmax
-      auto c_older = w.older_logits.row(h).array();
-      const double top = std::max(c.maxCoeff(), c_older.maxCoeff());
-      c = (c - top).exp();
-      c_older = (c_older - top).exp();
-    } else {
-      c = (c - c.maxCoeff()).exp();
-    }
-  }
+  gate_factors(model, parameters, h, w);
   const double root_d = std::sqrt(static_cast<double>(model.dim));
   double* v = w.slot_products.data();
   for (Eigen::Index j = 0; j < N; ++j) {
@@ -238,41 +268,22 @@ void pool_head(const LayerModel& model, const LayerParameters& parameters,
   }
 }
 
-// The exact softmax over the existing slots of channel c of entry j, unnormalized into column
-// c of `g`, for when the factored exponentials sum below kSmallestFactoredSum; returns its sum.
-double exact_channel_gate(const LayerModel& model, const LayerParameters& parameters,
-                          const LayerContext& context, int h, Eigen::Index j, int c,
-                          Eigen::Map<RowMatrix>& g) {
+// The exact softmax over the existing slots of channel c of entry j into column c of `g`, for
+// when the factored exponentials sum below kSmallestFactoredSum.
+void exact_channel_gate(const LayerModel& model, const LayerParameters& parameters,
+                        const LayerContext& context, int h, Eigen::Index j, int c,
+                        Eigen::Map<RowMatrix>& g) {
   const int W = model.geometry.window;
   const int older = model.older_slots();
   const int first = model.geometry.first_existing_slot(j);
   const Eigen::Index t0 = ix(model.geometry.position(j, 0));
   const auto b = parameters.head_bias(h);
   const auto A = parameters.head_content(h);
-  double top = -std::numeric_limits<double>::infinity();
   for (int s = first; s < W; ++s) {
     g(s, c) = b(s, c) + (model.content ? A.row(c).dot(key_row(context, older, s, t0 + s)) : 0.0);
-    top = std::max(top, g(s, c));
   }
-  double sum = 0;
-  for (int s = first; s < W; ++s) sum += (g(s, c) = portable::exp(g(s, c) - top));
-  return sum;
-}
-
-// exp(x - max) down every column of `x` (over `y`'s column too when it has rows): factors of a
-// per-channel softmax that share one shift.
-void exp_columns(Eigen::Map<RowMatrix> x, Eigen::Map<RowMatrix> y, Eigen::VectorXd& top) {
-  for (Eigen::Index c = 0; c < x.cols(); ++c) {
-    top[c] = x.col(c).maxCoeff();
-    if (y.rows() > 0) top[c] = std::max(top[c], y.col(c).maxCoeff());
-  }
-  for (auto* m : {&x, &y}) {
-    for (Eigen::Index t = 0; t < m->rows(); ++t) {
-      for (Eigen::Index c = 0; c < m->cols(); ++c) {
-        (*m)(t, c) = portable::exp((*m)(t, c) - top[c]);
-      }
-    }
-  }
+  const auto column = column_of(g.data() + first * g.cols(), int(g.cols()), c);
+  softmax(column, W - first, column);
 }
 
 // Gates, pooled keys and the scores of head h's query heads over all entries (a gate per
@@ -282,14 +293,10 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
   const int W = model.geometry.window, d = model.dim, K = model.query_heads;
   const int older = model.older_slots();
   const auto N = ix(model.entries());
-  const auto L = ix(model.content ? model.context : 0);
-  Eigen::Map<RowMatrix> slot(w.slot_weights.data(), W, d);
-  slot = parameters.head_bias(h);
-  exp_columns(slot, {nullptr, 0, d}, w.channel_max);
-  Eigen::Map<RowMatrix> newer_logits(model.content ? w.token_logits.row(h).data() : nullptr, L, d);
-  Eigen::Map<RowMatrix> older_logits(
-      model.content && older > 0 ? w.older_logits.row(h).data() : nullptr, older > 0 ? L : 0, d);
-  if (model.content) exp_columns(newer_logits, older_logits, w.channel_max);
+  gate_factors(model, parameters, h, w);
+  const Eigen::Map<const RowMatrix> slot(w.slot_weights.data(), W, d);
+  const auto newer_logits = logit_rows(model, w.token_logits, h);
+  const auto older_logits = logit_rows(model, w.older_logits, h);
   for (Eigen::Index j = 0; j < N; ++j) {
     const int first = model.geometry.first_existing_slot(j);
     const Eigen::Index t0 = ix(model.geometry.position(j, 0));
@@ -302,12 +309,9 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
       }
     }
     for (int c = 0; c < d; ++c) {
-      double sum = 0;
-      for (int s = first; s < W; ++s) sum += g(s, c);
-      if (!(sum > kSmallestFactoredSum && std::isfinite(sum))) {
-        sum = exact_channel_gate(model, parameters, context, h, j, c, g);
+      if (!normalize_factored(column_of(g.data() + first * d, d, c), W - first)) {
+        exact_channel_gate(model, parameters, context, h, j, c, g);
       }
-      for (int s = first; s < W; ++s) g(s, c) /= sum;
     }
     auto key = w.keys.row(h * N + j);
     key.setZero();
@@ -333,10 +337,9 @@ void pool_head_channels(const LayerModel& model, const LayerParameters& paramete
 double attend(const LayerModel& model, const LayerParameters& parameters, int r,
               std::int64_t needle, LayerWorkspace& w) {
   const double lambda = portable::exp(parameters.log_lambda()[r]);
-  auto alpha = w.attention.row(r).array();
-  alpha = lambda * w.scores.row(r).array();
-  alpha = (alpha - alpha.maxCoeff()).exp();
-  alpha /= alpha.sum();
+  auto alpha = w.attention.row(r);
+  alpha = lambda * w.scores.row(r);
+  softmax(alpha.data(), static_cast<int>(alpha.size()), alpha.data());
   const auto holding = model.geometry.entries_holding(needle, model.entries());
   double mass = 0;
   for (auto j = ix(holding.first); j <= holding.last; ++j) mass += alpha[j];
@@ -652,7 +655,6 @@ LayerWorkspace::LayerWorkspace(const LayerModel& model) {
   slot_products.resize(W);
   key_gradient.resize(model.per_channel ? d : 0);
   slot_channel_gradient.resize(model.per_channel ? d : 0);
-  channel_max.resize(model.per_channel ? d : 0);
   reader_lambda.resize(model.query_heads);
   reader_scale.resize(model.query_heads);
   reader_ratio.resize(model.query_heads);
