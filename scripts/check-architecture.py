@@ -10,8 +10,8 @@
   namespace to forward-declare a class, and phasesim to specialize core's Fields;
 - a concept defined twice: a type of one name in two layers (the one-definition rule would
   merge them), or a concept of the table CONCEPTS defined outside the layer that owns it
-  (a second period test, channel quadrature, entry geometry, normal sampler, interval or
-  validation helper);
+  (a second period test, channel quadrature, entry geometry, normal sampler, interval,
+  validation helper or softmax);
 - a `#pragma omp` outside the parallel policy (include/phasesim/core/parallel.hpp);
 - a command file sim/cli/cmd_*.cpp longer than 150 lines (the CLI only declares options,
   calls the library and prints);
@@ -86,6 +86,8 @@ CONCEPTS = [
      r"|HypergeometricSampler"),
     ("a validation helper", "core",
      r"require_(in_range|range|at_least|positive|non_negative|finite)\w*"),
+    # Its derivative (theorems' softmax_backprop) is not a second softmax.
+    ("a softmax", "model", r"(?!\w*_backprop$)\w*[Ss]oft_?[Mm]ax\w*"),
 ]
 PARALLEL_POLICY = pathlib.Path("include/phasesim/core/parallel.hpp")
 MAX_COMMAND_LINES = 150

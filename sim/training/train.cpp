@@ -14,6 +14,7 @@
 #include "phasesim/engines/plan.hpp"
 #include "phasesim/model/coverage.hpp"
 #include "phasesim/model/gate.hpp"
+#include "phasesim/model/softmax.hpp"
 #include "workspace_pool.hpp"
 
 namespace phasesim::training {
@@ -263,21 +264,15 @@ RowMatrix positional_gates(const LayerParameters& parameters) {
   }
   RowMatrix gates = parameters.bias();
   for (Eigen::Index h = 0; h < gates.rows(); ++h) {
-    auto row = gates.row(h).array();
-    row = (row - row.maxCoeff()).exp();
-    row /= row.sum();
+    softmax(gates.row(h).data(), static_cast<int>(gates.cols()), gates.row(h).data());
   }
   return gates;
 }
 
 RowMatrix channel_gates(const LayerParameters& parameters, int h) {
-  RowMatrix gates = parameters.head_bias(h).transpose();
-  for (Eigen::Index c = 0; c < gates.rows(); ++c) {
-    const double top = gates.row(c).maxCoeff();
-    for (auto& g : gates.row(c)) g = portable::exp(g - top);
-    gates.row(c) /= gates.row(c).sum();
-  }
-  return gates;
+  RowMatrix gates = parameters.head_bias(h);
+  softmax_columns(gates.data(), static_cast<int>(gates.rows()), static_cast<int>(gates.cols()));
+  return gates.transpose();
 }
 
 std::vector<ChannelLogits> channel_groups(const LayerParameters& parameters, int h) {

@@ -12,10 +12,16 @@ PLANTED = {
     "include/phasesim/training/planted.hpp":
         "#pragma once\nnamespace phasesim::training {\n\nstruct PeriodTest {\n  int period;\n};"
         "\n\n}  // namespace phasesim::training\n",
-    # A sampler and an entry-geometry helper outside their layers.
+    # A sampler, an entry-geometry helper and a softmax outside their layers.
     "sim/training/planted.cpp":
         "namespace phasesim::training {\n\ndouble ziggurat_normal(int i) { return i; }\n\n"
-        "bool entry_holds(int j, int p) { return j == p; }\n\n}  // namespace phasesim::training\n",
+        "bool entry_holds(int j, int p) { return j == p; }\n\n"
+        "void softmax_rows(double* x, int n) { x[n] = 0; }\n\n}  // namespace phasesim::training\n",
+    # A softmax in a header of the engines layer, as a PHASESIM_HD template.
+    "include/phasesim/engines/planted.hpp":
+        "#pragma once\nnamespace phasesim::engines {\n\ntemplate <class Out>\n"
+        "PHASESIM_HD inline void masked_softmax(Out out, int n) { out[n] = 0; }\n\n"
+        "}  // namespace phasesim::engines\n",
     # A layer's code in another layer's namespace.
     "sim/niah/planted.cpp": "namespace phasesim {\n\nint planted() { return 0; }\n\n}  // namespace phasesim\n",
     # One type name in the headers of two layers.
@@ -30,6 +36,8 @@ EXPECTED = [
     "PeriodTest is a period test, which lives in layer 'stats'",
     "ziggurat_normal is a normal sampler, which lives in layer 'core'",
     "entry_holds is entry geometry (which entries hold a position), which lives in layer 'model'",
+    "softmax_rows is a softmax, which lives in layer 'model'",
+    "masked_softmax is a softmax, which lives in layer 'model'",
     "sim/niah/planted.cpp:1: layer 'niah' opens namespace phasesim",
     "type NiahRun is defined in the headers of the layers compare, niah",
     "sim/training/planted_long.cpp: 608 lines (at most 600",

@@ -11,8 +11,8 @@
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/files.hpp"
-#include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
+#include "phasesim/model/softmax.hpp"
 
 namespace phasesim {
 namespace {
@@ -215,10 +215,11 @@ Gate gate_from_logits(const std::vector<double>& logits, std::string spec) {
   if (!std::all_of(logits.begin(), logits.end(), [](double b) { return std::isfinite(b); })) {
     bad_gate(spec, "logits must be finite");
   }
-  const double top = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> weights;
-  for (double b : logits) weights.push_back(portable::exp(b - top));
-  return gate_from_weights(std::move(weights), std::move(spec));
+  // One numerator is 1 and none is larger, so their sum neither overflows nor vanishes: what
+  // gate_from_weights checks and rescales cannot happen here.
+  std::vector<double> weights(logits.size());
+  softmax(logits.data(), static_cast<int>(logits.size()), weights.data());
+  return {std::move(weights), std::move(spec), {}};
 }
 
 Gate parse_gate(std::string_view spec, int window) {

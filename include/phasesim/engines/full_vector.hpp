@@ -24,7 +24,9 @@
 #include "phasesim/core/host_device.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/core/random.hpp"
+#include "phasesim/core/strided.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/model/softmax.hpp"
 #include "phasesim/niah/argmax.hpp"
 
 namespace phasesim::engines {
@@ -68,31 +70,24 @@ PHASESIM_HD inline double content_noise_at(const RandomStream& content, std::int
 
 /// The gate of one entry. Slots before `first_slot` lie at negative positions and do not
 /// exist; with content noise tau, slot s gets logit log(g_s) + tau * xi[s] (zero weights stay
-/// zero). The softmax renormalizes over what remains; when nothing remains every weight is 0
-/// and the entry pools nothing. `xi` holds the content noise by slot (unread when tau == 0);
-/// xi and out are pointers or Strided arrays. exp and log are portable_math.hpp's: glibc's
-/// differ from one CPU to another in the last bit, and CUDA's from both.
+/// zero). The softmax (model/softmax.hpp) renormalizes over what remains; when nothing remains
+/// every weight is 0 and the entry pools nothing. `xi` holds the content noise by slot (unread
+/// when tau == 0, and at slots that do not pool); xi and out are pointers or Strided arrays.
+/// log is portable_math.hpp's, as the softmax's exp: glibc's differ from one CPU to another in
+/// the last bit, and CUDA's from both.
 template <class In, class Out>
 PHASESIM_HD inline void entry_gate(const double* gate, int window, int first_slot, double tau,
                                    In xi, Out out) {
-  double top = 0;  // the largest logit, subtracted before exp (content noise only)
-  bool any = false;
-  for (int s = first_slot; s < window; ++s) {
-    if (gate[s] <= 0) continue;
-    const double logit = tau > 0 ? portable::log(gate[s]) + tau * xi[s] : 0.0;
-    if (!any || logit > top) top = logit;
-    any = true;
+  if (!(tau > 0)) {  // the weights g_s renormalized by a division: no exp or log
+    for (int s = 0; s < window; ++s) out[s] = s >= first_slot && gate[s] > 0 ? gate[s] : 0.0;
+    normalize_weights(out, window);
+    return;
   }
-  // Without content noise the weights are g_s renormalized by a division: no exp or log.
-  double total = 0;
   for (int s = 0; s < window; ++s) {
     const bool live = s >= first_slot && gate[s] > 0;
-    out[s] = !live     ? 0.0
-             : tau > 0 ? portable::exp(portable::log(gate[s]) + tau * xi[s] - top)
-                       : gate[s];
-    total += out[s];
+    out[s] = live ? portable::log(gate[s]) + tau * xi[s] : kMaskedLogit;
   }
-  for (int s = 0; s < window; ++s) out[s] = any ? out[s] / total : 0.0;
+  softmax(out, window, out);
 }
 
 /// True when position t, first pooled by entry j at slot s (later entries hold it at slots
@@ -163,19 +158,6 @@ PHASESIM_HD inline int ring_row(std::int64_t t, int window) {
   return r < 0 ? r + window : r;
 }
 PHASESIM_HD inline int ring_next(int row, int window) { return row + 1 == window ? 0 : row + 1; }
-
-/// An array whose element i sits at data[i * stride]: stride 1 on the CPU; a GPU block
-/// interleaves its threads' workspaces (stride = threads), so that a warp reading element i
-/// of its threads' arrays reads consecutive addresses.
-template <typename T>
-struct Strided {
-  T* data = nullptr;
-  int stride = 1;
-  PHASESIM_HD T& operator[](std::int64_t i) const { return data[i * stride]; }
-  PHASESIM_HD Strided operator+(std::int64_t offset) const {
-    return {data + offset * stride, stride};
-  }
-};
 
 /// Caller-owned scratch of one scan (per thread on the CPU, per GPU thread): O(W d) numbers,
 /// independent of the context length. `row` numbers hold one key (d, padded by the Ops).

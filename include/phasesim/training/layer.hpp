@@ -202,9 +202,8 @@ struct LayerWorkspace {
   Eigen::VectorXd slot_weights;   ///< exp(b_s - max b) of one head: W C
   Eigen::VectorXd slot_products;  ///< K_j . x_{t(j,s)} of one entry (RMS norm only): W
   Eigen::VectorXd key_gradient;   ///< dLoss/dK_j of one entry (per channel): d
-  Eigen::RowVectorXd slot_channel_gradient;  ///< dLoss/dz_{j,s,c} of one slot (per channel): d
-  Eigen::VectorXd channel_max;    ///< the shift of each channel's exponentials (per channel): d
-  Eigen::VectorXd reader_lambda;  ///< lambda of head h's query heads: K
+  Eigen::RowVectorXd slot_channel_gradient;    ///< dLoss/dz_{j,s,c} of one slot (per channel): d
+  Eigen::VectorXd reader_lambda;               ///< lambda of head h's query heads: K
   Eigen::VectorXd reader_scale, reader_ratio;  ///< per query head of one entry: K
 };
 
