@@ -18,8 +18,9 @@ WorkEstimate Engine::estimate(const niah::NiahRun& run) const {
 }
 
 void EngineRegistry::add(std::unique_ptr<Engine> engine) {
-  PHASESIM_EXPECT(std::ranges::none_of(
-      engines_, [&](const auto& known) { return known->name() == engine->name(); }));
+  // std::none_of, not std::ranges: the browser build's libc++ has no ranges algorithms.
+  PHASESIM_EXPECT(std::none_of(engines_.begin(), engines_.end(),
+                               [&](const auto& known) { return known->name() == engine->name(); }));
   engines_.push_back(std::move(engine));
 }
 

@@ -17,7 +17,7 @@ using namespace phasesim::theorems;
 
 namespace {
 
-Objective channel() {
+Objective heads_channel() {
   Objective o;
   o.geometry = {8, 4};
   o.beta = 4.5;
@@ -37,7 +37,7 @@ TrainingSettings short_training(int heads) {
 TEST_CASE("training statistics: blind counts follow from every run's coverage") {
   const int runs = 4;
   const auto t =
-      training_statistics(channel(), DiversityModel{}, short_training(3), runs, Parallel{});
+      training_statistics(heads_channel(), DiversityModel{}, short_training(3), runs, Parallel{});
   REQUIRE(t.runs.size() == static_cast<std::size_t>(runs));
   std::vector<double> observed(5, 0.0);
   double blind = 0, initial = 0;
@@ -70,7 +70,7 @@ TEST_CASE("training statistics: the same on any number of threads, and the JSON 
   // The JSON holds every run's final loss and coverage.
   const auto one = test::check_thread_invariance(
       [](const Parallel& p) {
-        return training_statistics(channel(), DiversityModel{}, short_training(4), 2, p);
+        return training_statistics(heads_channel(), DiversityModel{}, short_training(4), 2, p);
       },
       [](const TrainingStatistics& t) { return training_json(t); });
   const auto doc = training_json(one);
@@ -85,10 +85,11 @@ TEST_CASE("training statistics: the same on any number of threads, and the JSON 
 }
 
 TEST_CASE("one training run has no standard error, and none is refused") {
-  const auto t = training_statistics(channel(), DiversityModel{}, short_training(2), 1, Parallel{});
+  const auto t =
+      training_statistics(heads_channel(), DiversityModel{}, short_training(2), 1, Parallel{});
   CHECK(t.blind_se == 0);
   CHECK_THROWS_WITH_AS(
-      training_statistics(channel(), DiversityModel{}, short_training(2), 0, Parallel{}),
+      training_statistics(heads_channel(), DiversityModel{}, short_training(2), 0, Parallel{}),
       "invalid --train-runs 0 (must be at least 1)", InputError);
 }
 
