@@ -25,6 +25,9 @@ import pathlib
 import re
 import sys
 
+# The library's layers: what the commands layer may use, and the CLI besides it.
+LIBRARY = {"core", "stats", "model", "channel", "theorems", "niah", "engines", "sweep", "training",
+           "compare", "diagnose"}
 # Each layer and the layers it may use (directly or not), bottom first.
 ALLOWED = {
     "core": set(),
@@ -38,33 +41,8 @@ ALLOWED = {
     "training": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
     "compare": {"core", "stats", "model", "channel", "niah", "engines"},
     "diagnose": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
-    "commands": {
-        "core",
-        "stats",
-        "model",
-        "channel",
-        "theorems",
-        "niah",
-        "engines",
-        "sweep",
-        "training",
-        "compare",
-        "diagnose",
-    },
-    "cli": {
-        "commands",
-        "core",
-        "stats",
-        "model",
-        "channel",
-        "theorems",
-        "niah",
-        "engines",
-        "sweep",
-        "training",
-        "compare",
-        "diagnose",
-    },
+    "commands": LIBRARY,
+    "cli": LIBRARY | {"commands"},
 }
 # The vocabulary every layer speaks lives in phasesim itself; each other layer in its own.
 VOCABULARY = {"core", "model"}

@@ -47,6 +47,33 @@ void add_progress(
   table.add("progress", progress, std::move(help), {.role = Role::progress});
 }
 
+/// What every NIAH run takes beside its model, on the fields of Options::spec (a
+/// niah::NiahSpec): --content-noise, --rms-norm, --context, --groups and --prompts.
+template <class Options>
+void add_protocol(OptionTable<Options>& t) {
+  t.add(
+      "content-noise", [](auto& o) -> auto& { return o.spec.content_noise; },
+      "Content noise tau of the gate");
+  t.add(
+      "rms-norm", [](auto& o) -> auto& { return o.spec.rms_norm; },
+      "RMS-normalize every pooled entry");
+  t.add("context", [](auto& o) -> auto& { return o.spec.context; }, "Context length L in tokens",
+        {.short_name = "L"});
+  t.add("groups", [](auto& o) -> auto& { return o.spec.groups; },
+        "Groups G (group = needle position mod G)", {.short_name = "G"});
+  t.add("prompts", [](auto& o) -> auto& { return o.spec.prompts; }, "Prompts (trials) per group",
+        {.short_name = "P"});
+}
+
+/// --seed (Options::spec.seed) and --threads (Options::threads).
+template <class Options>
+void add_seed_and_threads(OptionTable<Options>& t) {
+  t.add(
+      "seed", [](auto& o) -> auto& { return o.spec.seed; }, "Random seed");
+  add_threads(
+      t, [](auto& o) -> auto& { return o.threads; });
+}
+
 /// The model's parameterization and the protocol that niah and compare take, on the fields of
 /// Options::spec (a niah::NiahSpec), then --engine (Options::engine, one of `engines`), --seed
 /// and --threads.
@@ -62,26 +89,12 @@ void add_run_options(OptionTable<Options>& t, const std::vector<std::string>& en
   t.add(
       "query-noise", [](auto& o) -> auto& { return o.spec.query_noise; },
       "Full-vector model: query noise sigma_q");
-  t.add(
-      "content-noise", [](auto& o) -> auto& { return o.spec.content_noise; },
-      "Content noise tau of the gate");
-  t.add(
-      "rms-norm", [](auto& o) -> auto& { return o.spec.rms_norm; },
-      "RMS-normalize every pooled entry");
-  t.add("context", [](auto& o) -> auto& { return o.spec.context; }, "Context length L in tokens",
-        {.short_name = "L"});
-  t.add("groups", [](auto& o) -> auto& { return o.spec.groups; },
-        "Groups G (group = needle position mod G)", {.short_name = "G"});
-  t.add("prompts", [](auto& o) -> auto& { return o.spec.prompts; }, "Prompts (trials) per group",
-        {.short_name = "P"});
+  add_protocol(t);
   t.add(
       "combine", [](auto& o) -> auto& { return o.spec.combine; }, "Combine heads: any or vote:K");
   t.add(
       "engine", [](auto& o) -> auto& { return o.engine; }, joined(engines));
-  t.add(
-      "seed", [](auto& o) -> auto& { return o.spec.seed; }, "Random seed");
-  add_threads(
-      t, [](auto& o) -> auto& { return o.threads; });
+  add_seed_and_threads(t);
 }
 
 }  // namespace phasesim::commands

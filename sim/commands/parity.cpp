@@ -24,22 +24,22 @@ OptionTable<Options> parity_table() {
       "dim", [](auto& o) -> auto& { return *o.spec.dim; }, "Key dimension d");
   t.add(
       "query-noise", [](auto& o) -> auto& { return o.spec.query_noise; }, "Query noise sigma_q");
-  t.add(
-      "content-noise", [](auto& o) -> auto& { return o.spec.content_noise; },
-      "Content noise tau of the gate");
-  t.add(
-      "rms-norm", [](auto& o) -> auto& { return o.spec.rms_norm; },
-      "RMS-normalize every pooled entry");
-  t.add("context", [](auto& o) -> auto& { return o.spec.context; }, "Context length L in tokens",
-        {.short_name = "L"});
-  t.add("groups", [](auto& o) -> auto& { return o.spec.groups; }, "Groups G", {.short_name = "G"});
-  t.add("prompts", [](auto& o) -> auto& { return o.spec.prompts; }, "Prompts (trials) per group",
-        {.short_name = "P"});
-  t.add(
-      "seed", [](auto& o) -> auto& { return o.spec.seed; }, "Random seed");
-  add_threads(
-      t, [](auto& o) -> auto& { return o.threads; });
+  add_protocol(t);
+  add_seed_and_threads(t);
   return t;
+}
+
+// A check's default run: d = 64, 8 groups x 64 prompts, W = 8, S = 4.
+niah::NiahSpec full_vector_run(const std::string& gates, int heads, double query_noise,
+                               std::int64_t context) {
+  niah::NiahSpec s;
+  s.gates = gates;
+  s.heads = heads;
+  s.dim = 64;
+  s.query_noise = query_noise;
+  s.context = context;
+  s.prompts = 64;
+  return s;
 }
 
 }  // namespace
@@ -65,16 +65,7 @@ Json ParityRun::document(const Result& result) const {
                                   result.check);
 }
 
-niah::NiahSpec GpuCheck::Options::small_run() {
-  niah::NiahSpec s;
-  s.gates = "random:1";
-  s.heads = 2;
-  s.dim = 64;
-  s.query_noise = 1;
-  s.context = 4096;
-  s.prompts = 64;
-  return s;
-}
+niah::NiahSpec GpuCheck::Options::small_run() { return full_vector_run("random:1", 2, 1, 4096); }
 
 CommandInfo GpuCheck::info() {
   CommandInfo info{
@@ -107,14 +98,7 @@ GpuCheck::GpuCheck(Options options, const Environment& environment)
       options_(std::move(options)) {}
 
 niah::NiahSpec PrecisionCheck::Options::protocol() {
-  niah::NiahSpec s;
-  s.gates = "uniform";
-  s.heads = 1;
-  s.dim = 64;
-  s.query_noise = 1.47;
-  s.context = 8192;
-  s.prompts = 64;
-  return s;
+  return full_vector_run("uniform", 1, 1.47, 8192);
 }
 
 CommandInfo PrecisionCheck::info() {

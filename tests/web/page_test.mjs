@@ -16,7 +16,7 @@
 //
 // node page_test.mjs BUILD_WEB_DIR PHASESIM_BINARY OUT_DIR
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -203,6 +203,7 @@ spawnSync(phasesimBinary, ["sweep", `${sweepDir}/grid.toml`, "--out", `${sweepDi
 const resultsCsv = readFileSync(`${sweepDir}/out/results.csv`, "utf8").split("\n")
   .map((line) => line.slice(line.indexOf(",") + 1)).join("\n"); // without the cell column
 const firstDifference = pageCsv.split("\n").findIndex((line, i) => line !== resultsCsv.split("\n")[i]);
+rmSync(sweepDir, { recursive: true });
 check(pageCsv === resultsCsv, `the exported CSV is the sweep's results.csv for the same run (${pageCsv.split("\n").length - 2} rows)` +
   (firstDifference < 0 ? "" : `; line ${firstDifference}: ${pageCsv.split("\n")[firstDifference]} against ${resultsCsv.split("\n")[firstDifference]}`));
 const intervals = await page.$$eval("#n-bars line.interval", (l) => l.length);
