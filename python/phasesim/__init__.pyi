@@ -218,6 +218,7 @@ def niah(
     stride: int = 4,
     heads: Optional[int] = None,
     gates: str = 'last',
+    offset: int = 0,
     split_rho: float = 1.0,
     arch: Union[str, os.PathLike, None] = None,
     beta: Optional[float] = None,
@@ -244,12 +245,13 @@ def niah(
       gates: Gate per head, ';'-separated, or @file.json: uniform, last, onehot:K,
           weights:a,b,..., logits:a,b,..., random:SEED[:SCALE] or
           channels:SPEC=SHARE|SPEC=SHARE|... (per-channel groups) (default 'last')
+      offset: Entry boundaries shifted by O tokens (0 <= O < S), for every head (default 0)
       split_rho: Correlation of a token's keys in its entries' newer and older slots (split
           projections, MODEL.md section 9; 1: one projection; an architecture file gives
           split_rho per layer or head) (default 1.0)
       arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
           or a preset (nsa, v4-csa, v4-hca, v41-csa); replaces --window, --stride, --heads,
-          --gates, --split-rho (not given)
+          --gates, --offset, --split-rho (not given)
       beta: Standardized channel: signal strength beta (4.5 when neither --beta nor --dim is
           given) (not given)
       dim: Full-vector model: key dimension d (instead of --beta) (not given)

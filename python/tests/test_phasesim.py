@@ -75,6 +75,8 @@ CASES = [
                          context=2048, prompts=8, seed=3),
      "niah --window 4 --stride 4 --engine full --dim 16 --query-noise 0.5 --rms-norm "
      "--context 2048 --prompts 8 --seed 3"),
+    (phasesim.niah, dict(window=8, stride=4, offset=1, beta=5.0, context=8192, prompts=16),
+     "niah --window 8 --stride 4 --offset 1 --beta 5.0 --context 8192 --prompts 16"),
     (phasesim.niah, dict(arch="nsa", beta=5.0, context=8192, prompts=16),
      "niah --arch nsa --beta 5.0 --context 8192 --prompts 16"),
     (phasesim.niah, dict(gates="channels:onehot:4=0.25|uniform=0.75", split_rho=0.5, dim=16,

@@ -30,12 +30,15 @@ OptionTable<Niah::Options> Niah::table(const Environment& environment) {
         std::string("Gate per head, ';'-separated, or @file.json: ") + kGateFormsHelp,
         {.aliases = {"gate"}, .excludes = {"arch"}});
   t.add(
+      "offset", [](auto& o) -> auto& { return o.spec.geometry.offset; },
+      "Entry boundaries shifted by O tokens (0 <= O < S), for every head", shorthand);
+  t.add(
       "split-rho", [](auto& o) -> auto& { return o.spec.split_rho; },
       "Correlation of a token's keys in its entries' newer and older slots (split "
       "projections, MODEL.md section 9; 1: one projection; an architecture file gives "
       "split_rho per layer or head)",
       shorthand);
-  add_arch(t, &Options::arch, {"window", "stride", "heads", "gates", "split-rho"});
+  add_arch(t, &Options::arch, {"window", "stride", "heads", "gates", "offset", "split-rho"});
   add_run_options(t, environment.engines->names());
   t.add(
       "knockout", [](auto& o) -> auto& { return o.spec.knockout; },

@@ -26,6 +26,8 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   const bool one = m.one_geometry();
   doc["window"] = one ? Json(m.geometry(0).window) : Json();
   doc["stride"] = one ? Json(m.geometry(0).stride) : Json();
+  // An offset, where the heads share one that is not 0 (an architecture gives each head's).
+  if (one && m.geometry(0).offset != 0) doc["offset"] = m.geometry(0).offset;
   doc["heads"] = m.heads();
   doc["gates"] = Json::array();
   doc["gate_weights"] = Json::array();

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/cli_runner.hpp"
 #include "support/threads.hpp"
@@ -136,4 +137,28 @@ TEST_CASE("niah bad input: exact message, exit status 2, no output file") {
       {"--threads -1", "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
   };
   phasesim::test::check_refused(cases, "niah");
+}
+
+TEST_CASE("niah --offset: the one-layer shorthand with shifted entries, as an architecture file") {
+  const phasesim::test::TempDir dir("offset");
+  const auto file = (dir / "shifted.toml").string();
+  std::ofstream(file) << "[[layer]]\nwindow = 8\nstride = 4\nheads = [{ offset = 1, gate = "
+                         "\"last\" }]\n";
+  const auto shorthand = run_json(
+      "niah --window 8 --stride 4 --offset 1 --gates last --beta 5 "
+      "--engine analytic --context 8192");
+  const auto arch = run_json("niah --arch " + file + " --beta 5 --engine analytic --context 8192");
+  CHECK(shorthand["offset"] == 1);
+  CHECK(shorthand["groups"] == arch["groups"]);
+  // The phase moves with the offset: the newest slot holds phase (S - W + o + W - 1) mod S.
+  const auto plain = run_json(
+      "niah --window 8 --stride 4 --gates last --beta 5 --engine analytic "
+      "--context 8192");
+  CHECK(!plain.contains("offset"));
+  CHECK(plain["summary"]["best_group"].get<int>() == 3);
+  CHECK(shorthand["summary"]["best_group"].get<int>() == 0);
+  phasesim::test::check_refused(
+      {{"--offset 4", "invalid --offset 4 (must be in [0, 4), below the stride)"},
+       {"--offset 1 --arch v4-csa", "--offset excludes --arch (see 'phasesim niah --help')"}},
+      "niah");
 }
