@@ -31,7 +31,7 @@ void check_output_options(const std::vector<Option>& table, const Json& given) {
   for (const auto& option : table) {
     if (option.role != Role::output_file) continue;
     for (const auto& [name, value] : given.items()) {
-      if (option_key(name) != option.name || !value.is_string()) continue;
+      if (!option.named(name) || !value.is_string()) continue;
       const auto path = value.get<std::string>();
       if (path != "-") check_output_file(path);  // "-": standard output
     }

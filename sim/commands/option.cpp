@@ -191,13 +191,7 @@ FileInput FieldTraits<FileInput>::read(const Option& option, const Json& value) 
 
 void check_given(const std::vector<Option>& options, const Json& given) {
   require(given.is_object(), "invalid options " + given.dump() + " (must be an object)");
-  const auto given_by = [&](const std::string& key) {
-    return std::count_if(options.begin(), options.end(),
-                         [&](const Option& o) { return o.named(key); });
-  };
-  for (const auto& [key, value] : given.items()) {
-    require(given_by(key) == 1, "unknown option --" + option_key(key));
-  }
+  for (const auto& [key, value] : given.items()) find_option(options, key);
   const auto is_given = [&](const Option& o) {
     return std::any_of(given.items().begin(), given.items().end(),
                        [&](const auto& item) { return o.named(item.key()); });
