@@ -11,6 +11,7 @@
 //   const auto options = t.parse(Json{{"beta", 3.5}});  // the struct, beta set, the rest default
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -130,18 +131,12 @@ struct FieldTraits<std::uint64_t> {
 /// Whole numbers, checked against the field's range.
 std::int64_t read_integer(const Option& option, const Json& value, std::int64_t low,
                           std::int64_t high);
-template <>
-struct FieldTraits<int> {
+template <class T>
+requires(std::is_same_v<T, int> || std::is_same_v<T, std::int64_t>) struct FieldTraits<T> {
   static constexpr Kind kind = Kind::integer;
-  static int read(const Option& option, const Json& value) {
-    return static_cast<int>(read_integer(option, value, INT32_MIN, INT32_MAX));
-  }
-};
-template <>
-struct FieldTraits<std::int64_t> {
-  static constexpr Kind kind = Kind::integer;
-  static std::int64_t read(const Option& option, const Json& value) {
-    return read_integer(option, value, INT64_MIN, INT64_MAX);
+  static T read(const Option& option, const Json& value) {
+    return static_cast<T>(
+        read_integer(option, value, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
   }
 };
 template <>

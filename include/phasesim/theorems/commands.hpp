@@ -21,12 +21,12 @@
 namespace phasesim::theorems {
 
 /// The objective J: --window, --stride, --beta, --entries, --model, --weights.
-struct ObjectiveOptions {
-  int window = 8;
-  int stride = 4;
-  double beta = 4.5;
-  std::int64_t entries = 32768;
-  std::string model = "normalized";
+struct ObjectiveOptions {  // the defaults are Objective's
+  int window = Geometry{}.window;
+  int stride = Geometry{}.stride;
+  double beta = Objective{}.beta;
+  std::int64_t entries = Objective{}.entries;
+  std::string model = to_string(Objective{}.model);
   std::vector<double> weights;  ///< phase weights; empty = uniform
 
   /// The validated objective (throws InputError naming the options).
