@@ -82,8 +82,9 @@ std::string python_of(const Command& c) {
              : "CLI only";
 }
 
+// "phasesim NAME [OPTIONS] POSITIONAL ...", with the options it cannot do without.
 std::string usage(const Command& c) {
-  std::string text = "phasesim " + c.name;
+  std::string text = "phasesim " + c.name + " [OPTIONS]";
   for (const auto* option : c.app->get_options()) {
     if (option->get_name() == "--help") continue;
     if (option->get_positional()) {

@@ -74,9 +74,10 @@ CommandInfo GpuCheck::info() {
       "each (exit status 4 when they differ away from near-ties)",
       false};
   info.details =
-      "Per-group accuracies side by side, the differing argmaxes each with both engines' gaps "
-      "between their top two logits (allowed only at near-ties), the largest logit difference, "
-      "trials/s and key-vectors/s of each.";
+      "The CUDA gpu engine against the CPU full engine on one small experiment: per-group "
+      "accuracies side by side, the differing argmaxes each with both engines' gaps between "
+      "their top two logits (allowed only at near-ties), the largest logit difference, trials/s "
+      "and key-vectors/s of each; exit status 4 when they differ away from a near-tie.";
   return info;
 }
 
@@ -107,7 +108,9 @@ CommandInfo PrecisionCheck::info() {
       "The float full engine against full-double on the same trials: differing argmaxes "
       "with their top-two gaps (exit status 4 when one differs away from a near-tie)",
       false};
-  info.details = "Reported as gpu-check reports (README, Performance).";
+  info.details =
+      "The float full engine against full-double on the same trials, reported as gpu-check "
+      "reports (README, Performance); exit status 4 when they differ away from a near-tie.";
   return info;
 }
 
