@@ -10,15 +10,15 @@ TEST_CASE("tidy: one row per item of the row list, the document's scalars on eac
     "gates": ["last"], "summary": {"mean": 0.5, "by": {"x": 1}}, "dim": null,
     "groups": [{"group": 0, "accuracy": 0.25, "window": 3}, {"group": 1, "accuracy": 0.75}]})");
   const auto table = tidy_table(doc);
-  // The rows' own "window" takes the column: the document's is not repeated beside it.
+  // A row's own "window" says more than the document's, which the other row keeps.
   CHECK(table.columns ==
-        std::vector<std::string>{"gates", "summary_mean", "dim", "group", "accuracy", "window"});
+        std::vector<std::string>{"window", "gates", "summary_mean", "dim", "group", "accuracy"});
   REQUIRE(table.rows.size() == 2);
-  CHECK(table.rows[0][5] == 3);
-  CHECK(table.rows[1][5].is_null());
+  CHECK(table.rows[0][0] == 3);
+  CHECK(table.rows[1][0] == 8);
   CHECK(tidy_csv(table) ==
-        "gates,summary_mean,dim,group,accuracy,window\n"
-        "\"[\"\"last\"\"]\",0.5,,0,0.25,3\n\"[\"\"last\"\"]\",0.5,,1,0.75,\n");
+        "window,gates,summary_mean,dim,group,accuracy\n"
+        "3,\"[\"\"last\"\"]\",0.5,,0,0.25\n8,\"[\"\"last\"\"]\",0.5,,1,0.75\n");
 }
 
 TEST_CASE("tidy: rows one level down are labelled with their parent's columns") {

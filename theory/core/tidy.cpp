@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace phasesim {
 namespace {
@@ -66,78 +65,48 @@ RowSource find_rows(const Json& doc) {
   return {};
 }
 
-// The columns an object gives: its scalars, lists of scalars and the scalars of its one-level
-// objects (key_inner), except the key `skip` (the rows' own list), the bookkeeping keys and the
-// names in `taken` (a row's own field says more than the document's value of that name).
-template <class Visit>
-void each_column(const Json& node, const std::string& skip, const std::set<std::string>& taken,
-                 Visit visit) {
-  const auto keep = [&](const std::string& name, const Json& value) {
-    if (!taken.count(name)) visit(name, value);
-  };
+// The columns an object gives `row`: its scalars, lists of scalars and the scalars of its
+// one-level objects (key_inner), except the key `skip` (the rows' own list) and the bookkeeping
+// keys. A name the row has already takes this object's value: the more specific place wins.
+void add_columns(const Json& node, const std::string& skip, Row& row, Columns& columns) {
   for (const auto& [key, value] : node.items()) {
     if (key == skip || std::find(std::begin(kBookkeeping), std::end(kBookkeeping), key) !=
                            std::end(kBookkeeping)) {
       continue;
     }
     if (is_cell(value)) {
-      keep(key, value);
+      columns.set(row, key, value);
     } else if (value.is_object()) {
       for (const auto& [inner, x] : value.items()) {
-        if (is_cell(x)) keep(key + "_" + inner, x);
+        if (is_cell(x)) columns.set(row, key + "_" + inner, x);
       }
     }
   }
 }
 
-void add_columns(const Json& node, const std::string& skip, const std::set<std::string>& taken,
-                 Row& row, Columns& columns) {
-  each_column(node, skip, taken,
-              [&](const std::string& name, const Json& value) { columns.set(row, name, value); });
-}
-
-// The names of the columns that the items of `items` give (without `skip`), added to `names`.
-void column_names(const Json& items, const std::string& skip, std::set<std::string>& names) {
+void add_rows(const Json& items, const Row& under, Columns& columns, std::vector<Row>& rows) {
   for (const auto& item : items) {
-    each_column(item, skip, {}, [&](const std::string& name, const Json&) { names.insert(name); });
+    Row row = under;
+    add_columns(item, "", row, columns);
+    rows.push_back(std::move(row));
   }
 }
 
 void document_rows(const Json& doc, Row base, Columns& columns, std::vector<Row>& rows) {
   const auto source = find_rows(doc);
+  add_columns(doc, source.parents.empty() && source.list ? source.list : "", base, columns);
   if (!source.list) {
-    add_columns(doc, "", {}, base, columns);
     rows.push_back(std::move(base));
     return;
   }
-  const Json* parents = &doc;  // the parent items when the rows are one level down
+  if (source.parents.empty()) return add_rows(doc[source.list], base, columns, rows);
+  const Json* parents = &doc;
   for (const auto& key : source.parents) parents = &(*parents)[key];
-  // Precedence, most specific first: a row's field, its parent's, the document's.
-  std::set<std::string> row_names, parent_names;
-  if (source.parents.empty()) {
-    column_names(doc[source.list], "", row_names);
-  } else {
-    for (const auto& parent : *parents) {
-      if (row_list(parent)) column_names(parent[source.list], "", row_names);
-    }
-    column_names(*parents, source.list, parent_names);
-  }
-  auto taken = row_names;
-  taken.insert(parent_names.begin(), parent_names.end());
-  add_columns(doc, source.parents.empty() ? source.list : "", taken, base, columns);
-  const auto add_rows = [&](const Json& items, const Row& under) {
-    for (const auto& item : items) {
-      Row row = under;
-      add_columns(item, "", {}, row, columns);
-      rows.push_back(std::move(row));
-    }
-  };
-  if (source.parents.empty()) return add_rows(doc[source.list], base);
   for (const auto& parent : *parents) {
     if (!row_list(parent)) continue;  // e.g. a query head of a shared cache: no rows of its own
     Row labelled = base;
-    add_columns(parent, source.list, row_names, labelled, columns);
-    add_rows(parent[source.list], labelled);
+    add_columns(parent, source.list, labelled, columns);
+    add_rows(parent[source.list], labelled, columns, rows);
   }
 }
 
