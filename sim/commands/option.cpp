@@ -26,6 +26,18 @@ std::errc read_real(const std::string& text, double& value) {
 #endif
 }
 
+// Text lands in JSON documents and messages, which must be UTF-8: refused otherwise, shown
+// with U+FFFD for the bytes that are not (nlohmann's encoder is the check).
+void require_utf8(const Option& option, const std::string& text) {
+  try {
+    (void)Json(text).dump();
+  } catch (const Json::type_error&) {
+    const auto shown = Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+    detail::refuse(option, Json(shown.substr(1, shown.size() - 2)),
+                   "not UTF-8 text: names and paths must be UTF-8");
+  }
+}
+
 // One item of `option`'s kind (a scalar, or one item of a list) from its text.
 Json read_item(const Option& option, const std::string& text) {
   const auto allowed = option.required ? ")" : ", or leave " + option.flag() + " out)";
@@ -55,6 +67,7 @@ Json read_item(const Option& option, const std::string& text) {
       return value;
     }
     default:
+      require_utf8(option, text);
       return text;
   }
 }

@@ -86,6 +86,19 @@ TEST_CASE("--help prints help before any value is checked; misplaced words say w
         "phasesim sweep: cannot read sweep file '" + folder + "' (a directory, not a file)\n");
 }
 
+TEST_CASE("a word that is not UTF-8 is refused by name, its bad bytes shown as U+FFFD") {
+  // The fuzzer's find (fuzz_cli_args): nlohmann's encoder threw on the byte 0xBE when the
+  // given options were written out, an internal error with exit status 1.
+  check_refused({
+      {"compare v4-csa \"$(printf '\\276sa')\" --beta 4.15",
+       "phasesim compare: invalid architectures '\xEF\xBF\xBDsa' (not UTF-8 text: names and paths "
+       "must be UTF-8)"},
+      {"niah --arch \"$(printf 'x\\276')\"",
+       "phasesim niah: invalid --arch 'x\xEF\xBF\xBD' (not UTF-8 text: names and paths must be "
+       "UTF-8)"},
+  });
+}
+
 TEST_CASE("a count of one takes the singular noun in tables and messages") {
   const auto niah = run_cli("niah --prompts 1 --groups 4 --context 512 --heads 1");
   REQUIRE(niah.status == 0);
