@@ -81,7 +81,7 @@ template <class Options>
 void add_run_options(OptionTable<Options>& t, const std::vector<std::string>& engines) {
   t.add(
       "beta", [](auto& o) -> auto& { return o.spec.beta; },
-      "Standardized channel: signal strength beta (" + format_number(niah::kDefaultBeta) +
+      "Standardized channel: signal strength beta (" + format_number(kDefaultBeta) +
           " when neither --beta nor --dim is given)");
   t.add(
       "dim", [](auto& o) -> auto& { return o.spec.dim; },

@@ -22,9 +22,9 @@ struct OutputLoss {
 /// N heads, each one-hot on a phase; a covered phase is retrieved by each head that
 /// covers it with probability p; the output sees z_phi = beta_o p n_phi / N.
 struct DiversityModel {
-  int stride = 4;        ///< S
-  double beta_out = 12;  ///< beta_o
-  double success = 0.9;  ///< p
+  int stride = Geometry{}.stride;  ///< S
+  double beta_out = 12;            ///< beta_o
+  double success = 0.9;            ///< p
   OutputLoss loss;
 
   /// Throws InputError (naming the CLI options) on bad parameters.

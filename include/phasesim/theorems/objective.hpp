@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "phasesim/core/bytes.hpp"
+#include "phasesim/model/beta.hpp"
 #include "phasesim/model/geometry.hpp"
 
 namespace phasesim::theorems {
@@ -32,7 +33,7 @@ std::string to_string(RetentionModel model);
 /// Everything J depends on besides the gate.
 struct Objective {
   Geometry geometry;
-  double beta = 4.5;
+  double beta = kDefaultBeta;
   std::int64_t entries = 32768;  ///< N, entries in all
   RetentionModel model = RetentionModel::normalized;
   std::vector<double> phase_weights;  ///< w_phi, summing to 1; empty means uniform 1/S
