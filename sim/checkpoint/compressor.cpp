@@ -1,5 +1,6 @@
 #include "phasesim/checkpoint/compressor.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -114,7 +115,7 @@ struct Expected {
 };
 
 // The bytes a read of `name` takes: all of it, or of a 2-D tensor the first `columns` of each
-// row, and the scale an FP8 tensor is read with.
+// row (an FP8 tensor's scales, a few bytes, aside).
 std::uint64_t read_bytes(Checkpoint& ckpt, const std::string& name, std::int64_t columns) {
   const auto& t = ckpt.tensor(name);
   if (t.shape.size() != 2 || columns <= 0 || columns >= t.shape[1]) return t.bytes();
@@ -129,6 +130,10 @@ CompressorTensors plan_compressor(const Expected& e, const std::string& bias,
   const int coff = e.plan.overlap ? 2 : 1;
   const auto* b = e.plan.bias ? &e.tensor(bias, "position bias") : nullptr;
   const auto* g = e.plan.ratio > 1 ? &e.tensor(gate, "gate projection") : nullptr;
+  // V4.1 at ratio 1: no bias, no gate, one slot; its channels are all alike.
+  if (!b && !g) {
+    return {static_cast<int>(std::clamp<std::int64_t>(dim.value_or(1), 1, 1 << 20)), "", ""};
+  }
   const auto width =
       b ? (b->shape.size() == 2 ? b->shape[1] : -1) : (g && !g->shape.empty() ? g->shape[0] : -1);
   const auto d = dim.value_or(width > 0 && width % coff == 0 ? width / coff : 0);
@@ -182,10 +187,11 @@ void count(WeightsPlan& plan, Checkpoint& ckpt, const CompressorTensors& t,
       static_cast<std::uint64_t>(layer.window()) * static_cast<std::uint64_t>(t.channels);
   for (const auto* name : {&t.bias, &t.gate}) {
     if (name->empty()) continue;
-    plan.bytes += read_bytes(ckpt, *name, name == &t.gate ? plan.columns : 0);
+    const auto bytes = read_bytes(ckpt, *name, name == &t.gate ? plan.columns : 0);
+    plan.bytes += bytes;
+    plan.largest_read = std::max(plan.largest_read, bytes);
   }
 }
-
 }  // namespace
 
 const char* spelling_name(Spelling spelling) {

@@ -80,7 +80,8 @@ void print_inspect(const commands::Inspect& command, const inspect::Prediction& 
   for (int l : inspection.stack_layers())
     layers += (layers.empty() ? "" : ", ") + std::to_string(l);
   out << "\nstack of " << counted(inspection.stack_layers().size(), "compressed cache")
-      << " (checkpoint layers " << layers << "), read if any of them reads the needle:\n";
+      << ", its layers 1, 2, ... the checkpoint's " << layers
+      << ", read if any of them reads the needle:\n";
   print_niah_table(inspection.stack_plan().run(), "analytic", prediction.stack, seconds, out);
   if (command.options().save_arch) {
     out << "architecture written to " << *command.options().save_arch << "\n";

@@ -26,10 +26,9 @@ OptionTable<Inspect::Options> Inspect::table(const Environment&) {
   t.add(
       "beta", [](auto& o) -> auto& { return o.spec.protocol.beta; },
       "Standardized channel: signal strength beta of the predicted tables (not in the weights)");
-  t.add("context", [](auto& o) -> auto& { return o.spec.protocol.context; },
-        "Context length L in tokens", {.short_name = "L"});
-  t.add("groups", [](auto& o) -> auto& { return o.spec.protocol.groups; },
-        "Groups G (group = needle position mod G)", {.short_name = "G"});
+  add_context_and_groups(
+      t, [](auto& o) -> auto& { return o.spec.protocol.context; },
+      [](auto& o) -> auto& { return o.spec.protocol.groups; });
   t.add(
       "content-columns", [](auto& o) -> auto& { return o.spec.content_columns; },
       "Columns of each gate projection row read for its content noise (0: all)");

@@ -65,8 +65,10 @@ Json inspection_document(const Inspection& inspection, const Prediction& predict
     json["niah"] = layer.compressor ? niah::niah_result_json(prediction.layers[cache++]) : Json();
     doc["layers"].push_back(std::move(json));
   }
-  doc["stack"] = niah::niah_result_json(prediction.stack);
-  doc["stack"]["layers"] = inspection.stack_layers();
+  // The stack's table at the top, as niah's document has it (results.csv and to_frame give a
+  // row per group); stack_layers says which checkpoint layers it holds.
+  doc["stack_layers"] = inspection.stack_layers();
+  doc.update(niah::niah_result_json(prediction.stack));
   doc["warnings"] = inspection.stack_plan().warnings();
   return doc;
 }

@@ -64,9 +64,11 @@ Inspection::Inspection(InspectSpec spec, std::shared_ptr<const engines::EngineRe
       config_(checkpoint::read_model_config(checkpoint_.config(), checkpoint_.config_file())) {
   require_non_negative(static_cast<double>(spec_.content_columns), "--content-columns");
   const auto plan = checkpoint::plan_weights(checkpoint_, config_, spec_.content_columns);
+  // A read holds its bytes and their doubles (8 a byte at most, for FP8) at once.
   check_work("inspect " + spec_.path,
              {kSecondsPerByte * static_cast<double>(plan.bytes),
-              kBytesPerGateValue * static_cast<double>(plan.gate_values)},
+              kBytesPerGateValue * static_cast<double>(plan.gate_values) +
+                  9.0 * static_cast<double>(plan.largest_read)},
              1);
   const auto weights = checkpoint::read_weights(checkpoint_, plan);
   spelling_ = weights.spelling;

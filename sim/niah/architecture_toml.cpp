@@ -90,6 +90,12 @@ std::string architecture_toml(const Architecture& arch, const std::vector<std::s
     }
     text += layer_text(caches);
   }
+  if (arch.fit) {
+    const auto& f = *arch.fit;
+    text += "\n[fit]\ntable = " + toml_quoted(f.table) + "\nbeta = " + format_number(f.beta) +
+            "\none_gate = " + toml_quoted(f.one_gate) +
+            "\none_gate_beta = " + format_number(f.one_gate_beta) + "\n";
+  }
   return text;
 }
 

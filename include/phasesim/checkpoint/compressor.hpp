@@ -84,6 +84,7 @@ struct WeightsPlan {
   std::vector<LayerTensors> layers;  ///< every layer of the config, in order
   std::int64_t columns = 0;          ///< of each gate projection's rows (0: all)
   std::uint64_t bytes = 0;           ///< the data bytes the reads will take
+  std::uint64_t largest_read = 0;    ///< the bytes of the largest of them
   std::uint64_t gate_values = 0;     ///< slots x channels over every compressor
 };
 

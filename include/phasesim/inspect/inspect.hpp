@@ -108,7 +108,8 @@ class Inspection {
 
 /// The `inspect` document: the spec, the checkpoint (spelling, files, bytes read), its config,
 /// the read and the assumptions, every layer (plan, gates, coverage, content noise, sinks and
-/// its table) and the stack's table, then the warnings.
+/// its table), the stack's layers and its table ("groups", "summary", as niah's document), then
+/// the warnings.
 Json inspection_document(const Inspection& inspection, const Prediction& prediction);
 
 /// The architecture file of the stack (niah --arch reruns the prediction), with a header that
