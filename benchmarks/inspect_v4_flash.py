@@ -11,13 +11,17 @@ other tensor is declared in the headers and left a hole of its file. Then it run
 it read and, under strace, the bytes its read system calls returned.
 
     benchmarks/inspect_v4_flash.py [--phasesim build/phasesim] [--folder DIR] [--keep]
+                                   [--sparse-gates] [--write-only]
 
 Not part of the test suite (tests/cli/inspect_cli_test.cpp checks the same checkpoint's
 bytes without timing it): it writes about 600 MB of random gates.
 """
 import argparse
+import array
 import json
+import math
 import os
+import random
 import resource
 import shutil
 import struct
@@ -26,7 +30,10 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+try:  # NumPy draws the 600 MB of gates in seconds; without it (--sparse-gates) Python's own do
+    import numpy as np
+except ImportError:
+    np = None
 
 LAYERS = 43
 DIM = 4096
@@ -85,20 +92,32 @@ def layer_tensors(layer):
     return t
 
 
-def random_values(name, dtype, shape, rng, sparse_gates):
+def normals(count, scale, rng):
+    """`count` little-endian float32 N(0, scale^2) draws."""
+    if np is not None:
+        return np.random.default_rng(rng.getrandbits(64)).normal(0, scale, count).astype("<f4").tobytes()
+    values = array.array("f", (rng.gauss(0, scale) for _ in range(count)))
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values.tobytes()
+
+
+def random_values(name, shape, rng, sparse_gates):
     """Random bytes for what inspect reads, None (a hole) for the rest."""
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     if name.endswith((".ape", "attn_sink")):
-        return rng.normal(0, 0.5, count).astype("<f4").tobytes()
+        return normals(count, 0.5, rng)
     if name.endswith("compressor.wgate.weight") and not sparse_gates:
-        return rng.normal(0, 0.02, count).astype("<f4").tobytes()
+        if np is None:
+            sys.exit("inspect_v4_flash.py: random gate projections need NumPy (or --sparse-gates)")
+        return normals(count, 0.02, rng)
     return None
 
 
 def write_shard(path, tensors, rng, sparse_gates):
     header, offset = {"__metadata__": {"format": "pt"}}, 0
     for name, dtype, shape in tensors:
-        size = int(np.prod(shape)) * SIZES[dtype]
+        size = math.prod(shape) * SIZES[dtype]
         header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
         offset += size
     text = json.dumps(header).encode()
@@ -108,7 +127,7 @@ def write_shard(path, tensors, rng, sparse_gates):
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
         for name, dtype, shape in tensors:
-            data = random_values(name, dtype, shape, rng, sparse_gates)
+            data = random_values(name, shape, rng, sparse_gates)
             if data is not None:
                 f.seek(start + header[name]["data_offsets"][0])
                 f.write(data)
@@ -117,7 +136,7 @@ def write_shard(path, tensors, rng, sparse_gates):
 
 
 def write_checkpoint(folder, sparse_gates):
-    rng = np.random.default_rng(1)
+    rng = random.Random(1)
     os.makedirs(folder, exist_ok=True)
     weight_map, total = {}, 0
     shards = [(f"model-{l + 1:05d}-of-00044.safetensors", layer_tensors(l)) for l in range(LAYERS)]
@@ -157,6 +176,8 @@ def main():
     parser.add_argument("--folder", help="where to write the checkpoint (default: a temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the checkpoint")
     parser.add_argument("--sparse-gates", action="store_true", help="leave the gate projections holes")
+    parser.add_argument("--write-only", action="store_true",
+                        help="write the checkpoint (kept) and stop: the README's example")
     args = parser.parse_args()
     folder = args.folder or tempfile.mkdtemp(prefix="phasesim-v4-flash-")
     try:
@@ -164,13 +185,15 @@ def main():
         total = write_checkpoint(folder, args.sparse_gates)
         print(f"wrote {folder}: {total / 2**30:.1f} GiB declared in 44 shards "
               f"({time.perf_counter() - started:.1f} s)")
+        if args.write_only:
+            return 0
         command = [args.phasesim, "inspect", folder, "--json", "-"]
         started = time.perf_counter()
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         doc = json.loads(done.stdout)
-        stack = doc["stack"]["summary"]
+        stack = doc["summary"]
         print(f"phasesim inspect: {seconds:.2f} s wall, peak RSS {peak:.0f} MiB, "
               f"bytes_read {doc['checkpoint']['bytes_read'] / 2**20:.1f} MiB "
               f"of {doc['checkpoint']['total_bytes'] / 2**30:.1f} GiB; "
@@ -179,7 +202,7 @@ def main():
             print(f"strace: read and pread64 returned {strace_bytes(command) / 2**20:.1f} MiB "
                   "(the binary's own files included)")
     finally:
-        if not args.keep and not args.folder:
+        if not args.keep and not args.folder and not args.write_only:
             shutil.rmtree(folder)
 
 
