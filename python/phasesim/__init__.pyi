@@ -212,6 +212,33 @@ def dynamics(
     line; Ctrl-C raises KeyboardInterrupt.
     """
 
+def inspect(
+    path: Union[str, os.PathLike],
+    *,
+    beta: float = 4.5,
+    context: int = 131072,
+    groups: int = 8,
+    content_columns: int = 256,
+    save_arch: Optional[str] = None,
+) -> Document:
+    """A real checkpoint's phase profile predicted from its compressor weights (`phasesim inspect`).
+
+    Arguments, as the CLI's options (dashes as underscores):
+      path: Checkpoint: a folder (config.json, model.safetensors or its index and shards) or one
+          .safetensors file with config.json beside it (required)
+      beta: Standardized channel: signal strength beta of the predicted tables (not in the
+          weights) (default 4.5)
+      context: Context length L in tokens (default 131072)
+      groups: Groups G (group = needle position mod G) (default 8)
+      content_columns: Columns of each gate projection row read for its content noise (0: all)
+          (default 256)
+      save_arch: Write the stack as an architecture file (niah --arch FILE.toml --engine
+          analytic) (not given)
+
+    Returns the `inspect` JSON document as a dict. Bad input raises ValueError with the CLI's
+    line; Ctrl-C raises KeyboardInterrupt.
+    """
+
 def niah(
     *,
     window: int = 8,

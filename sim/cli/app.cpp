@@ -127,6 +127,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_sweep_command(*app, action, environment);
   add_demo_command(*app, action);
   add_diagnose_command(*app, action, environment);
+  add_inspect_command(*app, action, environment);
   return app;
 }
 

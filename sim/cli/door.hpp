@@ -15,6 +15,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "phasesim/commands/command.hpp"
+#include "phasesim/core/files.hpp"
 
 namespace phasesim::cli {
 
@@ -93,6 +94,9 @@ void add_command(CLI::App& parent, Action& action, const commands::Environment& 
   if (type->info().document) add_json_option(*cli, *json);
   cli->callback([type, words, json, present, &action] {
     std::shared_ptr<const C> command = type->make(words->given());
+    if (!json->empty() && *json != "-") {
+      check_not_an_input("--json", *json, commands::detail::input_files_of(*command));
+    }
     action = [type, command, json, present](std::ostream& out) {
       return run_command(*type, *command, present, *json, out);
     };

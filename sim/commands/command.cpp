@@ -27,13 +27,16 @@ void check_threads_option(const std::vector<Option>& table, int threads) {
   if (has) check_threads(threads);
 }
 
-void check_output_options(const std::vector<Option>& table, const Json& given) {
+void check_output_options(const std::vector<Option>& table, const Json& given,
+                          const std::vector<std::string>& inputs) {
   for (const auto& option : table) {
     if (option.role != Role::output_file) continue;
     for (const auto& [name, value] : given.items()) {
       if (!option.named(name) || !value.is_string()) continue;
       const auto path = value.get<std::string>();
-      if (path != "-") check_output_file(path);  // "-": standard output
+      if (path == "-") continue;  // standard output
+      check_output_file(path);
+      check_not_an_input(option.flag(), path, inputs);
     }
   }
 }

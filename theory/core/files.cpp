@@ -136,6 +136,17 @@ std::string read_input_file(const fs::path& path, const std::string& what) {
   return content;
 }
 
+void check_not_an_input(const std::string& option, const fs::path& path,
+                        const std::vector<std::string>& inputs) {
+  const auto target = output_target(path);
+  for (const auto& input : inputs) {
+    std::error_code error;
+    if (!fs::equivalent(target, input, error) || error) continue;
+    throw InputError("invalid " + option + " '" + path.string() + "' (it names the input '" +
+                     input + "'; give another file)");
+  }
+}
+
 void check_output_file(const fs::path& path) {
   const auto target = output_target(path);
   const auto st = status_of(target, false);

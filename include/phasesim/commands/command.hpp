@@ -15,6 +15,7 @@
 //     Result run(const Context& context) const;
 //     Json document(const Result& result) const;
 //     std::vector<std::string> warnings() const;           // optional
+//     std::vector<std::string> input_files() const;        // optional: what outputs may not name
 //   };
 //
 // The CLI runs C itself (its tables read the typed result); Python, the page and sweeps run
@@ -106,9 +107,11 @@ class Command {
 };
 
 /// Checks what every command's options share before the command validates its own: the
-/// threads (check_threads) and, after it, that every output file can be written.
+/// threads (check_threads) and, after it, that every output file can be written and names none
+/// of the files the command reads (`inputs`).
 void check_threads_option(const std::vector<Option>& table, int threads);
-void check_output_options(const std::vector<Option>& table, const Json& given);
+void check_output_options(const std::vector<Option>& table, const Json& given,
+                          const std::vector<std::string>& inputs = {});
 
 namespace detail {
 
@@ -116,6 +119,16 @@ template <class C>
 std::vector<std::string> warnings_of(const C& command) {
   if constexpr (requires { command.warnings(); }) {
     return command.warnings();
+  } else {
+    return {};
+  }
+}
+
+/// The files a command reads, where it says (input_files()): outputs may not name them.
+template <class C>
+std::vector<std::string> input_files_of(const C& command) {
+  if constexpr (requires { command.input_files(); }) {
+    return command.input_files();
   } else {
     return {};
   }
@@ -138,7 +151,7 @@ class CommandOf final : public Command {
     auto options = table_.parse(given);
     check_threads_option(table_.options(), table_.threads(options));
     auto command = std::make_shared<const C>(std::move(options), environment_);
-    check_output_options(table_.options(), given);
+    check_output_options(table_.options(), given, detail::input_files_of(*command));
     return command;
   }
 

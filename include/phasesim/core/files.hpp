@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace phasesim {
 
@@ -17,6 +18,12 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
 /// file, or `path` names a device or a FIFO that can be opened for writing. Called before
 /// long work, so that the work is not lost at the end.
 void check_output_file(const std::filesystem::path& path);
+
+/// Throws InputError "invalid OPTION 'PATH' (it names the input 'INPUT'; give another file)"
+/// when a write to `path` would land on one of the files `inputs` names (symlinks followed):
+/// an output is refused before work rather than written over what the run reads.
+void check_not_an_input(const std::string& option, const std::filesystem::path& path,
+                        const std::vector<std::string>& inputs);
 
 /// Writes `content` to `path` so that readers see either the old file or the complete new
 /// one, never a partial write, and never replaces anything but a regular file:
