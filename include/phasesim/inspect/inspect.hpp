@@ -28,7 +28,7 @@ namespace phasesim::inspect {
 
 /// The NIAH protocol of a prediction (niah's options of the same names).
 struct Protocol {
-  double beta = niah::kDefaultBeta;
+  double beta = kDefaultBeta;
   std::int64_t context = 131072;
   int groups = 8;
 };
