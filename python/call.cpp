@@ -1,11 +1,67 @@
 #include "call.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
 #include <exception>
 #include <utility>
 
 #include "phasesim/core/error.hpp"
 
 namespace phasesim::python {
+namespace {
+
+// signal.set_wakeup_fd (the C API's PySignal_SetWakeupFd is not exported by every Python):
+// the previous fd, -1 for none.
+int set_wakeup_fd(int fd) {
+  return py::module_::import("signal").attr("set_wakeup_fd")(fd).cast<int>();
+}
+
+}  // namespace
+
+Watch::Watch(std::string label) : label_(std::move(label)) {
+  const auto threading = py::module_::import("threading");
+  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+  if (::pipe2(wakeup_, O_NONBLOCK | O_CLOEXEC) != 0) return;  // then: the caller's polls alone
+  try {
+    previous_wakeup_ = set_wakeup_fd(wakeup_[1]);
+  } catch (const py::error_already_set&) {  // refused (an embedding's own rules): polls alone
+    ::close(wakeup_[0]);
+    ::close(wakeup_[1]);
+    wakeup_[0] = wakeup_[1] = -1;
+  }
+}
+
+Watch::~Watch() {
+  if (wakeup_[0] < 0) return;
+  try {
+    set_wakeup_fd(previous_wakeup_);
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("phasesim: restoring signal.set_wakeup_fd");
+  }
+  // Whatever the handler wrote during the run belongs to the previous reader (asyncio's).
+  char bytes[64];
+  for (ssize_t n; (n = ::read(wakeup_[0], bytes, sizeof bytes)) > 0;) {
+    if (previous_wakeup_ >= 0) (void)!::write(previous_wakeup_, bytes, static_cast<size_t>(n));
+  }
+  ::close(wakeup_[0]);
+  ::close(wakeup_[1]);
+}
+
+bool Watch::interrupted() {
+  if (wakeup_[0] < 0) return false;
+  char bytes[64];
+  bool sigint = false;
+  for (ssize_t n; (n = ::read(wakeup_[0], bytes, sizeof bytes)) > 0;) {
+    sigint = sigint || std::memchr(bytes, SIGINT, static_cast<size_t>(n)) != nullptr;
+    // Bytes read here are not seen by the previous reader; SIGINT ends the run, and the
+    // handler's own KeyboardInterrupt reaches Python when it returns.
+    if (previous_wakeup_ >= 0) (void)!::write(previous_wakeup_, bytes, static_cast<size_t>(n));
+  }
+  return sigint;
+}
 
 commands::Context Watch::context(const commands::Prepared& prepared) {
   progress_ = prepared.progress();
@@ -20,9 +76,16 @@ commands::Context Watch::context(const commands::Prepared& prepared) {
 
 bool Watch::stopped() {
   if (stopped_.load(std::memory_order_relaxed)) return true;
-  if (std::this_thread::get_id() != caller_) return false;
+  // The pipe, by one thread at a time and at most every 50 ms: stop() is asked per item.
+  const std::int64_t tick = Clock::now().time_since_epoch().count();
+  auto last = last_pipe_read_.load(std::memory_order_relaxed);
+  if (Clock::duration(tick - last) >= std::chrono::milliseconds(50) &&
+      last_pipe_read_.compare_exchange_strong(last, tick) && interrupted()) {
+    stopped_.store(true);
+  }
+  if (std::this_thread::get_id() != caller_) return stopped_.load();
   const auto now = Clock::now();
-  if (now - last_poll_ < std::chrono::milliseconds(100)) return false;
+  if (now - last_poll_ < std::chrono::milliseconds(100)) return stopped_.load();
   last_poll_ = now;
   const py::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() != 0) stopped_.store(true);
@@ -62,7 +125,8 @@ py::object run_command(const commands::Command& command, const Json& given) {
   } catch (const InputError& e) {
     throw py::value_error("phasesim " + name + ": " + e.what());
   } catch (const Cancelled&) {
-    if (PyErr_Occurred()) throw py::error_already_set();  // the KeyboardInterrupt of Ctrl-C
+    // The KeyboardInterrupt of Ctrl-C, raised by Python's handler now if no poll ran it yet.
+    if (PyErr_Occurred() || PyErr_CheckSignals() != 0) throw py::error_already_set();
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }

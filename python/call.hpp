@@ -20,12 +20,19 @@ namespace phasesim::python {
 
 namespace py = pybind11;
 
-/// What a run needs from Python while the GIL is released: whether Ctrl-C was pressed (Python
-/// learns it only from PyErr_CheckSignals, on the thread that called us, the one thread that
-/// may handle signals) and where to show progress. Polled at most every 0.1 s.
+/// What a run needs from Python while the GIL is released: whether Ctrl-C was pressed and
+/// where to show progress. Python learns of Ctrl-C only from PyErr_CheckSignals, on its main
+/// thread, polled here at most every 0.1 s when that thread asks; but the calling thread may
+/// wait inside a loop while another thread runs its one long item (a dynamics run), so in the
+/// main thread the watch also takes Python's wakeup fd (signal.set_wakeup_fd) for the run:
+/// the byte Python's handler writes there for SIGINT stops the run from any thread. Made and
+/// destroyed with the GIL held; the wakeup fd and its bytes go back to whoever had them.
 class Watch {
  public:
-  explicit Watch(std::string label) : label_(std::move(label)) {}
+  explicit Watch(std::string label);
+  ~Watch();
+  Watch(const Watch&) = delete;
+  Watch& operator=(const Watch&) = delete;
 
   /// The context of a prepared command: its threads, this watch as the stop hook and, when
   /// the command's progress= asks for it, its items (or train's steps) as the progress shown.
@@ -46,7 +53,11 @@ class Watch {
   std::atomic<bool> stopped_{false};
   std::atomic<std::int64_t> done_{0};
   std::atomic<std::int64_t> shown_{-1};
-  Clock::time_point last_poll_ = Clock::now();  // read and written by the caller's thread only
+  Clock::time_point last_poll_ = Clock::now();   // read and written by the caller's thread only
+  std::atomic<std::int64_t> last_pipe_read_{0};  // Clock ticks
+  int wakeup_[2] = {-1, -1};  // the pipe Python's signal handler writes to during the run
+  int previous_wakeup_ = -1;  // the wakeup fd before it, restored and given the bytes after
+  bool interrupted();         // SIGINT's byte seen on the pipe, from any thread
 };
 
 /// Runs the command `name` of `given` (option names to typed values, from_python) with the
