@@ -29,13 +29,15 @@ double log_binomial_pmf(int n, int k, double pi) {
 
 // E[L] - l(mu) over the multinomial assignment: every phase count is Binomial(N, 1/S), so
 // E[L] = E[l(beta_o p X / N)]; subtracting l(mu) term by term keeps the small gap exact.
-double excess_random_loss(const DiversityModel& model, int heads, double mu) {
+double excess_random_loss(const DiversityModel& model, int heads, double mu,
+                          const Parallel& parallel) {
   const double pi = 1.0 / model.stride;
   if (model.stride == 1) return 0.0;
   const double a = model.beta_out * model.success;
   const double l_mu = model.loss.value(mu);
   double total = 0;
   for (int k = 0; k <= heads; ++k) {
+    if (k % 65536 == 0) check_stop(parallel);
     const double z = a * k / heads;
     total += portable::exp(log_binomial_pmf(heads, k, pi)) * (model.loss.value(z) - l_mu);
   }
@@ -164,7 +166,7 @@ DiversityRow diversity_row(const DiversityModel& model, int heads, const Paralle
   const double mu = model.beta_out * model.success / model.stride;
   const double l_mu = model.loss.value(mu);
   row.loss_balanced = model.loss_of(balanced_counts(model.stride, heads));
-  const double excess = excess_random_loss(model, heads, mu);
+  const double excess = excess_random_loss(model, heads, mu, parallel);
   row.loss_random = l_mu + excess;
   row.gap = excess - (row.loss_balanced - l_mu);
   row.gap_times_n = row.gap * heads;
