@@ -1,10 +1,11 @@
 #include "call.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <exception>
 #include <utility>
 
@@ -23,15 +24,21 @@ int set_wakeup_fd(int fd) {
 
 Watch::Watch(std::string label) : label_(std::move(label)) {
   const auto threading = py::module_::import("threading");
-  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
-  if (::pipe2(wakeup_, O_NONBLOCK | O_CLOEXEC) != 0) return;  // then: the caller's polls alone
+  main_ = threading.attr("current_thread")().is(threading.attr("main_thread")());
+}
+
+void Watch::listen_for_sigint() {
+  if (!main_ || ::pipe2(wakeup_, O_NONBLOCK | O_CLOEXEC) != 0) return;  // the caller's polls
+  const py::gil_scoped_acquire gil;
   try {
     previous_wakeup_ = set_wakeup_fd(wakeup_[1]);
   } catch (const py::error_already_set&) {  // refused (an embedding's own rules): polls alone
     ::close(wakeup_[0]);
     ::close(wakeup_[1]);
     wakeup_[0] = wakeup_[1] = -1;
+    return;
   }
+  listener_ = std::thread([this] { listen(); });
 }
 
 Watch::~Watch() {
@@ -41,30 +48,40 @@ Watch::~Watch() {
   } catch (py::error_already_set& e) {
     e.discard_as_unraisable("phasesim: restoring signal.set_wakeup_fd");
   }
-  // Whatever the handler wrote during the run belongs to the previous reader (asyncio's).
-  char bytes[64];
-  for (ssize_t n; (n = ::read(wakeup_[0], bytes, sizeof bytes)) > 0;) {
-    if (previous_wakeup_ >= 0) (void)!::write(previous_wakeup_, bytes, static_cast<size_t>(n));
-  }
+  closing_.store(true);
+  const char wake = 0;  // no signal's number: the listener wakes, sees closing_ and returns
+  (void)!::write(wakeup_[1], &wake, 1);
+  listener_.join();
+  drain();
   ::close(wakeup_[0]);
   ::close(wakeup_[1]);
 }
 
-bool Watch::interrupted() {
-  if (wakeup_[0] < 0) return false;
-  char bytes[64];
+void Watch::listen() {
+  pollfd pipe{wakeup_[0], POLLIN, 0};
+  while (!closing_.load()) {
+    if (::poll(&pipe, 1, -1) < 0 && errno != EINTR) return;
+    if (drain()) stopped_.store(true);
+  }
+}
+
+bool Watch::drain() {
+  unsigned char bytes[64];
   bool sigint = false;
   for (ssize_t n; (n = ::read(wakeup_[0], bytes, sizeof bytes)) > 0;) {
-    sigint = sigint || std::memchr(bytes, SIGINT, static_cast<size_t>(n)) != nullptr;
-    // Bytes read here are not seen by the previous reader; SIGINT ends the run, and the
-    // handler's own KeyboardInterrupt reaches Python when it returns.
-    if (previous_wakeup_ >= 0) (void)!::write(previous_wakeup_, bytes, static_cast<size_t>(n));
+    for (ssize_t i = 0; i < n; ++i) {
+      sigint = sigint || bytes[i] == SIGINT;
+      // The previous reader (asyncio's loop) gets the signals' bytes, not the listener's 0.
+      if (previous_wakeup_ >= 0 && bytes[i] != 0) (void)!::write(previous_wakeup_, bytes + i, 1);
+    }
   }
   return sigint;
 }
 
 commands::Context Watch::context(const commands::Prepared& prepared) {
   progress_ = prepared.progress();
+  // A thread per call costs about 0.2 ms: only for runs that may outlast a poll.
+  if (prepared.work().estimate.seconds >= 0.05) listen_for_sigint();
   commands::Context context{Parallel{prepared.threads()}};
   context.parallel.stop = [this] { return stopped(); };
   if (progress_ && prepared.work().items > 0) {
@@ -76,14 +93,7 @@ commands::Context Watch::context(const commands::Prepared& prepared) {
 
 bool Watch::stopped() {
   if (stopped_.load(std::memory_order_relaxed)) return true;
-  // The pipe, by one thread at a time and at most every 50 ms: stop() is asked per item.
-  const std::int64_t tick = Clock::now().time_since_epoch().count();
-  auto last = last_pipe_read_.load(std::memory_order_relaxed);
-  if (Clock::duration(tick - last) >= std::chrono::milliseconds(50) &&
-      last_pipe_read_.compare_exchange_strong(last, tick) && interrupted()) {
-    stopped_.store(true);
-  }
-  if (std::this_thread::get_id() != caller_) return stopped_.load();
+  if (std::this_thread::get_id() != caller_) return false;
   const auto now = Clock::now();
   if (now - last_poll_ < std::chrono::milliseconds(100)) return stopped_.load();
   last_poll_ = now;
