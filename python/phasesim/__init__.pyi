@@ -412,8 +412,8 @@ def theorem_concentration(
       stride: Stride S (tokens between entries) (default 4)
       beta: Signal strength beta >= 0 (default 4.5)
       entries: Entries N in all (the needle's included) (default 32768)
-      model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
-          (the weights are shares of one-hot channel groups) (default 'normalized')
+      model: normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a) (default
+          'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
       restarts: Random starts of the optimizer (default 8)
       seed: SEED of the random starts random:SEED+r:SCALE (default 1)

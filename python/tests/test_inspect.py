@@ -127,5 +127,5 @@ def test_refusals_raise_value_error_with_the_cli_line():
         folder = os.path.join(root, "ckpt")
         write_checkpoint(folder)
         config = os.path.join(folder, "config.json")
-        with pytest.raises(ValueError, match="it names the input"):
+        with pytest.raises(ValueError, match="the same file as the input .*config.json: writing it would destroy the input"):
             phasesim.inspect(folder, save_arch=config)

@@ -93,10 +93,9 @@ void add_command(CLI::App& parent, Action& action, const commands::Environment& 
   auto json = std::make_shared<std::string>();
   if (type->info().document) add_json_option(*cli, *json);
   cli->callback([type, words, json, present, &action] {
-    std::shared_ptr<const C> command = type->make(words->given());
-    if (!json->empty() && *json != "-") {
-      check_not_an_input("--json", *json, commands::detail::input_files_of(*command));
-    }
+    std::vector<commands::OutputPath> more;
+    if (!json->empty()) more.push_back({"--json", *json});
+    std::shared_ptr<const C> command = type->make(words->given(), more);
     action = [type, command, json, present](std::ostream& out) {
       return run_command(*type, *command, present, *json, out);
     };

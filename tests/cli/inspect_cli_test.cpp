@@ -140,14 +140,15 @@ TEST_CASE("inspect refuses bad input with one line, exit 2, nothing written") {
                     "' (a JSON file: give the checkpoint's folder or one .safetensors file)"},
        {m + " --content-columns -1", "invalid --content-columns -1 (must be finite and >= 0)"},
        {m + " --beta -1", "invalid --beta -1 (must be finite and >= 0)"},
-       {m + " --save-arch " + shard, "invalid --save-arch '" + shard + "' (it names the input '" +
-                                         shard + "'; give another file)"}},
+       {m + " --save-arch " + shard,
+        "invalid --save-arch " + shard + " (the same file as the input " + shard +
+            ": writing it would destroy the input; give another path)"}},
       "inspect");
   // --json naming an input: the CLI's own option, checked the same way.
   const auto json = run_cli("inspect " + m + " --json " + config);
   CHECK(json.status == 2);
-  CHECK(json.err == "phasesim inspect: invalid --json '" + config + "' (it names the input '" +
-                        config + "'; give another file)\n");
+  CHECK(json.err == "phasesim inspect: invalid --json " + config + " (the same file as the input " +
+                        config + ": writing it would destroy the input; give another path)\n");
   CHECK(phasesim::test::read_text(config).starts_with("{"));
   // A corrupt header: its length is 2^40.
   {

@@ -165,7 +165,7 @@ void validate_dynamics(const Objective& objective, const DynamicsSettings& setti
 }
 
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
-                         const DynamicsSettings& settings) {
+                         const DynamicsSettings& settings, const Parallel& parallel) {
   validate_dynamics(objective, settings);
   Evaluator evaluate(objective, settings.content);
   detail::FlowStep flow{settings.lr, settings.max_logit_step, settings.content.tau == 0};
@@ -180,6 +180,7 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
   const bool noisy = settings.content.tau > 0;
   bool fresh = true;  // `at` holds J at the current logits with this step's draws
   for (int step = 1; step <= settings.steps; ++step) {
+    check_stop(parallel);
     const auto key = static_cast<std::uint32_t>(step);
     if (step - 1 == settings.reweight_at) {
       evaluate.objective().phase_weights = settings.reweight;

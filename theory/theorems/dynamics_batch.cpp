@@ -64,7 +64,7 @@ DynamicsBatch run_dynamics_batch(const Objective& objective, const std::vector<R
     auto run_settings = settings;
     run_settings.content.seed = spec.content_seed;
     const auto logits = initial_logits(spec.init, objective.geometry.window);
-    return BatchRun{spec, run_dynamics(objective, logits, run_settings)};
+    return BatchRun{spec, run_dynamics(objective, logits, run_settings, parallel)};
   });
   for (const auto& run : batch.runs) {
     batch.kept += run.result.final.argmax == run.result.initial.argmax ? 1 : 0;

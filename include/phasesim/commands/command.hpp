@@ -106,12 +106,21 @@ class Command {
   virtual std::unique_ptr<Prepared> prepare(const Json& given) const = 0;
 };
 
+/// A file a front door writes beside the command's own outputs: the CLI's --json PATH.
+struct OutputPath {
+  std::string option;  ///< "--json"
+  std::string path;
+};
+
 /// Checks what every command's options share before the command validates its own: the
-/// threads (check_threads) and, after it, that every output file can be written and names none
-/// of the files the command reads (`inputs`).
+/// threads (check_threads) and, after it, the output files (the table's and `more`): each can
+/// be written, and none is the same file as an input of the command (its file options, "@FILE"
+/// in a value: --gates @g.json, and the files it says it reads, `read`: a checkpoint's shards)
+/// or as another output, symlinks and hard links followed. Throws InputError naming the output.
 void check_threads_option(const std::vector<Option>& table, int threads);
 void check_output_options(const std::vector<Option>& table, const Json& given,
-                          const std::vector<std::string>& inputs = {});
+                          const std::vector<OutputPath>& more = {},
+                          const std::vector<std::string>& read = {});
 
 namespace detail {
 
@@ -146,12 +155,12 @@ class CommandOf final : public Command {
   const CommandInfo& info() const override { return info_; }
   const std::vector<Option>& options() const override { return table_.options(); }
 
-  /// The typed command, validated: what the CLI runs.
-  std::shared_ptr<const C> make(const Json& given) const {
+  /// The typed command, validated: what the CLI runs (`more`: its --json).
+  std::shared_ptr<const C> make(const Json& given, const std::vector<OutputPath>& more = {}) const {
     auto options = table_.parse(given);
     check_threads_option(table_.options(), table_.threads(options));
     auto command = std::make_shared<const C>(std::move(options), environment_);
-    check_output_options(table_.options(), given, detail::input_files_of(*command));
+    check_output_options(table_.options(), given, more, detail::input_files_of(*command));
     return command;
   }
 

@@ -10,7 +10,8 @@ namespace phasesim {
 
 /// The whole text of the input file `path`. Throws InputError "cannot read WHAT 'PATH'
 /// (REASON)" when it is missing, not a regular file (a directory, FIFO or device), or
-/// unreadable; `what` names the input, e.g. "table" or "gate file".
+/// unreadable (a name too long, no permission); `what` names the input, e.g. "table" or "gate
+/// file".
 std::string read_input_file(const std::filesystem::path& path, const std::string& what);
 
 /// Throws InputError "cannot write 'PATH' (REASON)" unless write_file_atomically(path, ...)
@@ -19,11 +20,16 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
 /// long work, so that the work is not lost at the end.
 void check_output_file(const std::filesystem::path& path);
 
-/// Throws InputError "invalid OPTION 'PATH' (it names the input 'INPUT'; give another file)"
-/// when a write to `path` would land on one of the files `inputs` names (symlinks followed):
-/// an output is refused before work rather than written over what the run reads.
-void check_not_an_input(const std::string& option, const std::filesystem::path& path,
-                        const std::vector<std::string>& inputs);
+/// Whether writing `output` would replace the file `other` names: the same regular file
+/// (symlinks and hard links followed), or, when neither is there yet, the same path. Devices
+/// and FIFOs are never the same file (two outputs may both be /dev/null).
+bool same_file(const std::filesystem::path& output, const std::filesystem::path& other);
+
+/// Throws InputError "invalid OPTION DIR (REASON)" unless `dir` is a folder that a run may write
+/// into: an existing folder that takes new files, or one that can be made (its names within
+/// the file system's limit, the nearest part of it that exists a writable folder). For
+/// --out, before any work.
+void check_output_folder(const std::filesystem::path& dir, const std::string& option);
 
 /// Writes `content` to `path` so that readers see either the old file or the complete new
 /// one, never a partial write, and never replaces anything but a regular file:
