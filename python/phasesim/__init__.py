@@ -12,7 +12,7 @@ release the GIL.
     >>> r["summary"]["mean"]
     >>> phasesim.to_frame(r)          # one row per group, as a pandas DataFrame
 """
-import inspect
+import inspect as _inspect
 import io
 import json
 import os
@@ -85,10 +85,10 @@ def _annotation(command, option):
 
 
 def _parameter(command, option):
-    kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if option["positional"]
-            else inspect.Parameter.KEYWORD_ONLY)
-    default = inspect.Parameter.empty if option["required"] else option["default"]
-    return inspect.Parameter(option["keyword"], kind, default=default,
+    kind = (_inspect.Parameter.POSITIONAL_OR_KEYWORD if option["positional"]
+            else _inspect.Parameter.KEYWORD_ONLY)
+    default = _inspect.Parameter.empty if option["required"] else option["default"]
+    return _inspect.Parameter(option["keyword"], kind, default=default,
                              annotation=_annotation(command, option))
 
 
@@ -108,7 +108,7 @@ def _docstring(command):
 
 def _function(command):
     name = command["name"]
-    signature = inspect.Signature([_parameter(name, o) for o in command["options"]],
+    signature = _inspect.Signature([_parameter(name, o) for o in command["options"]],
                                   return_annotation=Document)
 
     def run(*args, **kwargs):
@@ -117,7 +117,7 @@ def _function(command):
         except TypeError as e:  # the call itself: say which argument, and what is allowed
             allowed = ", ".join(p.name for p in signature.parameters.values())
             positional = [p.name for p in signature.parameters.values()
-                          if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD]
+                          if p.kind == _inspect.Parameter.POSITIONAL_OR_KEYWORD]
             raise TypeError(f"phasesim {name}: {e} (its arguments: {allowed}; "
                             f"by position: {', '.join(positional) or 'none'})") from None
         for key, value in arguments.items():

@@ -124,7 +124,8 @@ TEST_CASE("an output that is an input of the command is refused, and the input k
            ": each output needs its own file; give another path)"},
   };
   for (const auto& [line, message] : cases) {
-    CAPTURE(line);
+    const std::string& shown = line;  // clang cannot capture a structured binding (CAPTURE)
+    CAPTURE(shown);
     const auto before = read_text(table) + read_text(arch) + read_text(gates);
     const auto result = run_cli(line);
     CHECK(result.status == 2);
@@ -185,7 +186,8 @@ TEST_CASE("every command that writes a document sweeps in a fresh folder and res
       {"diagnose", "table = \"" + table + "\"\nreplicates = 99"},
   };
   for (const auto& [command, options] : commands) {
-    CAPTURE(command);
+    const std::string& shown = command;  // clang cannot capture a structured binding (CAPTURE)
+    CAPTURE(shown);
     const auto file = write_file(dir / "grid.toml",
                                  "command = \"" + command + "\"\n[options]\n" + options + "\n");
     const auto out = (dir / "new" / "folder" / command).string();  // none of it exists
