@@ -13,14 +13,15 @@ namespace phasesim::channel {
 namespace {
 
 // Degree per coordinate and the coefficient tail a patch may leave. One coordinate is cheap
-// (5 to 11 patches of 25 nodes), so it is held to 1e-12; two pay (degree + 1)^2 nodes a
-// patch, and 2e-11 keeps a whole table under 160 patches (46,000 nodes) over beta 0..40 and
-// N 8..10^7 while its largest error over that grid stays near 6e-12 (kAccuracy is 1e-10).
+// (at most a dozen patches of 25 nodes); two pay (degree + 1)^2 nodes a patch: at 1e-13 a
+// whole table has at most 274 patches (79,000 nodes) over beta 0..40 and N 8..10^7, and its
+// largest errors over that grid are 9e-15 in P and 1e-10 in a slope (2e-11 made a third of
+// the patches, with 6e-12 and 4e-8: slopes that far off moved T2's slow drifts by 1e-6).
 constexpr int kDegreeOne = 24;
 constexpr int kDegreeTwo = 16;
 constexpr int kMaxDegree = 24;
-constexpr double kTailOne = 1e-12;
-constexpr double kTailTwo = 2e-11;
+constexpr double kTailOne = 1e-13;
+constexpr double kTailTwo = 1e-13;
 // Points a hair outside the domain (rounding in u = g/||g||) are still served.
 constexpr double kDomainSlack = 1e-12;
 

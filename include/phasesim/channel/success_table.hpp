@@ -28,11 +28,11 @@ namespace phasesim::channel {
 /// A patch (a square of side 2^-depth) holds a Chebyshev interpolant of degree 24 (one
 /// coordinate) or 16 (two) in each coordinate, through the success at its Chebyshev nodes
 /// (detail::grid_success, one quadrature for all of them); it is kept when its coefficients
-/// of the two highest degrees sum below 1e-12 (one coordinate) or 2e-11 (two), and split in
-/// 2^m otherwise, down to kMaxDepth. Patches are built lazily, once (std::call_once: any thread may
-/// build one, and it is the same whichever does), so a search pays only for the part of the domain
-/// it visits. A point the table cannot serve (outside the domain, a patch unresolved at kMaxDepth,
-/// more than two coordinates) gets std::nullopt: ask the quadrature.
+/// of the two highest degrees sum below 1e-13, and split in 2^m otherwise, down to kMaxDepth.
+/// Patches are built lazily, once (std::call_once: any thread may build one, and it is the same
+/// whichever does), so a search pays only for the part of the domain it visits. A point the table
+/// cannot serve (outside the domain, a patch unresolved at kMaxDepth, more than two coordinates)
+/// gets std::nullopt: ask the quadrature.
 class SuccessTable {
  public:
   /// Largest |P_table - P_quadrature| over the tested grid of laws, beta, N and points
