@@ -209,13 +209,25 @@ const SuccessTable& SuccessTables::table(EntryLaw law, double beta, std::int64_t
   return *table;
 }
 
+SuccessTables::Phases::Phases(SuccessTables& tables, EntryLaw law, double beta,
+                              std::int64_t entries)
+    : law_(law), beta_(beta), entries_(entries) {
+  for (int m = 1; m <= SuccessTable::kMaxMultiplicity && m <= entries; ++m) {
+    tables_[static_cast<std::size_t>(m - 1)] = &tables.table(law, beta, entries, m);
+  }
+}
+
+SuccessGradient SuccessTables::Phases::operator()(std::span<const double> x) const {
+  const auto m = x.size();
+  if (m >= 1 && m <= tables_.size() && tables_[m - 1] != nullptr) {
+    if (auto value = (*tables_[m - 1])(x)) return *std::move(value);
+  }
+  return law_success_gradient(law_, beta_, entries_, x);
+}
+
 SuccessGradient SuccessTables::success(EntryLaw law, double beta, std::int64_t entries,
                                        std::span<const double> x) {
-  const auto m = static_cast<int>(x.size());
-  if (m >= 1 && m <= SuccessTable::kMaxMultiplicity && entries >= m) {
-    if (auto value = table(law, beta, entries, m)(x)) return *std::move(value);
-  }
-  return law_success_gradient(law, beta, entries, x);
+  return phases(law, beta, entries)(x);
 }
 
 }  // namespace phasesim::channel

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "costs.hpp"
 #include "flow.hpp"
@@ -43,14 +44,24 @@ ContentSample draw_context(std::span<const double> logits, const std::vector<int
   return sample;
 }
 
+// P of a sample's needle entries: the objective's tables when it has them (table, looked up
+// once per evaluation), the quadrature otherwise.
+using SampleSuccess = std::function<channel::SuccessGradient(std::span<const double>)>;
+
+SampleSuccess sample_success(const Objective& objective) {
+  if (!objective.tables) {
+    return [&](std::span<const double> u) {
+      return channel::success_gradient(objective.beta, u, objective.entries);
+    };
+  }
+  return objective.tables->phases(channel::EntryLaw::normalized, objective.beta, objective.entries);
+}
+
 // Adds the sample's success and its logit gradient (weighted) to `result`.
-void add_sample(const Objective& objective, const std::vector<int>& slots,
+void add_sample(const SampleSuccess& success, const std::vector<int>& slots,
                 const ContentSample& sample, double weight, ObjectiveValue& result,
                 double& phase_total) {
-  const auto p = objective.tables
-                     ? objective.tables->success(channel::EntryLaw::normalized, objective.beta,
-                                                 objective.entries, sample.u)
-                     : channel::success_gradient(objective.beta, sample.u, objective.entries);
+  const auto p = success(sample.u);
   phase_total += p.probability;
   result.value += weight * p.probability;
   for (std::size_t e = 0; e < slots.size(); ++e) {
@@ -123,6 +134,7 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
   const auto& geometry = objective.geometry;
   const auto w = objective.weights();
   const RandomStream stream(noise.seed, step, 0, Stream::content_context);
+  const auto success = sample_success(objective);
   ObjectiveValue result{0.0, {}, std::vector<double>(logits.size(), 0.0)};
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
@@ -131,7 +143,7 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
     for (int k = 0; k < noise.samples && !slots.empty(); ++k) {
       const auto index = static_cast<std::uint32_t>((k / 2 * geometry.stride + phi) * 2 + k % 2);
       const auto sample = draw_context(logits, slots, noise.tau, stream, index);
-      add_sample(objective, slots, sample, weight, result, phase_total);
+      add_sample(success, slots, sample, weight, result, phase_total);
     }
     result.per_phase.push_back(phase_total / noise.samples);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "phasesim/channel/channel.hpp"
 #include "phasesim/channel/success_table.hpp"
@@ -18,11 +19,14 @@ namespace {
 class PhaseSuccess {
  public:
   PhaseSuccess(const Objective& objective, channel::EntryLaw law)
-      : objective_(objective), law_(law) {}
+      : objective_(objective), law_(law) {
+    if (objective.tables)
+      tabled_.emplace(objective.tables->phases(law, objective.beta, objective.entries));
+  }
 
   channel::SuccessGradient operator()(std::span<const double> x) {
     const auto& o = objective_;
-    if (o.tables) return o.tables->success(law_, o.beta, o.entries, x);
+    if (tabled_) return (*tabled_)(x);
     for (const auto& [at, value] : computed_) {
       if (std::equal(at.begin(), at.end(), x.begin(), x.end())) return value;
     }
@@ -34,6 +38,7 @@ class PhaseSuccess {
  private:
   const Objective& objective_;
   channel::EntryLaw law_;
+  std::optional<channel::SuccessTables::Phases> tabled_;
   std::vector<std::pair<std::vector<double>, channel::SuccessGradient>> computed_;
 };
 

@@ -7,6 +7,7 @@
 // gradient, by piecewise Chebyshev polynomials on patches of [0, 1]^m, each built the first time
 // a point in it is asked for and kept, so that evaluating J costs O(W) lookups instead of W
 // quadratures. Within kAccuracy of the quadrature (tests/channel/success_table_test.cpp).
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -79,7 +80,25 @@ class SuccessTables {
  public:
   const SuccessTable& table(EntryLaw law, double beta, std::int64_t entries, int multiplicity);
 
-  /// P and dP/dx_s: from the table where it serves x, from law_success_gradient elsewhere.
+  /// The success of phases of one (law, beta, entries): the tables of one and two coordinates
+  /// looked up once (a lookup locks), then read without locking, from any thread.
+  class Phases {
+   public:
+    Phases(SuccessTables& tables, EntryLaw law, double beta, std::int64_t entries);
+    /// P and dP/dx_s: from the table where it serves x, from law_success_gradient elsewhere.
+    SuccessGradient operator()(std::span<const double> x) const;
+
+   private:
+    EntryLaw law_;
+    double beta_;
+    std::int64_t entries_;
+    std::array<const SuccessTable*, SuccessTable::kMaxMultiplicity> tables_{};
+  };
+  Phases phases(EntryLaw law, double beta, std::int64_t entries) {
+    return {*this, law, beta, entries};
+  }
+
+  /// phases(law, beta, entries)(x), for one phase.
   SuccessGradient success(EntryLaw law, double beta, std::int64_t entries,
                           std::span<const double> x);
 
