@@ -37,7 +37,7 @@ TEST_CASE("crashes and hangs are refused up front with the estimate and the limi
        "is 4.0 GiB)"},
       {"niah --engine full --dim 4096 --context 100000000 --prompts 100000 --threads 2",
        "phasesim niah: too large: --window 8, --heads 1, --context 100000000, 800000 trials, "
-       "--engine full would take about 8533 days on 2 threads (the limit is 24 hours)"},
+       "--engine full would take about 3443 days on 2 threads (the limit is 24 hours)"},
       // The fast engine's streaming paths visit every entry of every trial.
       {"niah --engine fast --dim 64 --rms-norm --gates uniform --context 100000000 "
        "--prompts 100000 --threads 2",
@@ -54,11 +54,12 @@ TEST_CASE("crashes and hangs are refused up front with the estimate and the limi
   const auto compare = run_cli("compare nsa --threads 100000");
   CHECK(compare.status == 2);
   CHECK(compare.err.find("invalid --threads 100000 (must be in [0, 1024]") != std::string::npos);
-  // optimize runs on every core: the estimate's wall time depends on the machine.
-  const auto optimize = run_cli("optimize --window 4096 --stride 4096 --entries 100000");
+  // optimize runs on every core: the estimate's wall time depends on the machine (14 days on
+  // 2 threads: random starts are assumed to run to --max-iterations).
+  const auto optimize = run_cli("optimize --restarts 100000 --max-iterations 10000000");
   CHECK(optimize.status == 2);
   CHECK(
-      optimize.err.starts_with("phasesim optimize: too large: --window 4096 with 4107 ascents "
+      optimize.err.starts_with("phasesim optimize: too large: --window 8 with 100007 ascents "
                                "would take about "));
   CHECK(optimize.err.ends_with(" (the limit is 24 hours)\n"));
   const TempDir dir("hardening-sweep");

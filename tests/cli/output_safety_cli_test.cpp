@@ -185,11 +185,11 @@ TEST_CASE("every long command is estimated and refused over the limits up front"
        "phasesim diversity: too large: --train-runs 100000000 of --train-steps 300 needs about "
        "191 GiB of memory (the limit is 4.0 GiB)"},
   });
-  // Time, per thread: the line names the machine's thread count.
-  const auto phases = run_cli("phase-diagram --restarts 100000");
+  // Time, per thread: the line names the machine's thread count (17 days on 2 threads).
+  const auto phases = run_cli("phase-diagram --restarts 1000000 --beta 4:12:0.01");
   CHECK(phases.status == 2);
   CHECK(phases.err.starts_with(
-      "phasesim phase-diagram: too large: --window 8 with 2700213 ascents would take about "));
+      "phasesim phase-diagram: too large: --window 8 with 2403019221 ascents would take about "));
   // coverage --arch: the table of 4096 heads of W = S = 4096, inside the slot bound.
   const TempDir dir("coverage");
   std::ofstream(dir / "big.toml") << "name = \"big\"\n[[layer]]\nwindow = 4096\nstride = "

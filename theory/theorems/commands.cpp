@@ -154,7 +154,10 @@ void OptimizeCommand::validate() const {
 }
 
 ChainWork OptimizeCommand::work() const {
-  return chained_optimize_work(objective.objective(), search);
+  const auto o = objective.objective();
+  auto work = chained_optimize_work(o, search);
+  work.estimate += concentration_report_estimate(o, false);
+  return work;
 }
 
 GateOptimum OptimizeCommand::run(const Parallel& parallel) const {
@@ -373,7 +376,10 @@ void ConcentrationCommand::validate() const {
 }
 
 ChainWork ConcentrationCommand::work() const {
-  return chained_optimize_work(objective.objective(), check.search);
+  const auto o = objective.objective();
+  auto work = chained_optimize_work(o, check.search);
+  work.estimate += concentration_report_estimate(o, true);
+  return work;
 }
 
 ConcentrationCheck ConcentrationCommand::run(const Parallel& parallel) const {

@@ -55,8 +55,9 @@ LockinRun lockin_run(const Objective& objective, const LockinSettings& settings,
 
 std::vector<LockinRun> lockin_runs(const Objective& objective, const LockinSettings& settings,
                                    const std::vector<RunSpec>& specs, const Parallel& parallel) {
+  const auto shared = tabled(objective);  // one set of success tables for every run
   return parallel_map(parallel, static_cast<std::int64_t>(specs.size()), [&](std::int64_t i) {
-    return lockin_run(objective, settings, specs[static_cast<std::size_t>(i)], parallel);
+    return lockin_run(shared, settings, specs[static_cast<std::size_t>(i)], parallel);
   });
 }
 
