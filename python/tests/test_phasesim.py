@@ -79,6 +79,10 @@ CASES = [
      "niah --window 8 --stride 4 --offset 1 --beta 5.0 --context 8192 --prompts 16"),
     (phasesim.niah, dict(arch="nsa", beta=5.0, context=8192, prompts=16),
      "niah --arch nsa --beta 5.0 --context 8192 --prompts 16"),
+    (phasesim.niah, dict(beta=5.0, context=8192, prompts=16, top_k=64, index_gates="uniform",
+                         index_rho=0.5, sliding_window=128, sink=1.5, needle_tokens=2),
+     "niah --beta 5.0 --context 8192 --prompts 16 --top-k 64 --index-gates uniform "
+     "--index-rho 0.5 --sliding-window 128 --sink 1.5 --needle-tokens 2"),
     (phasesim.niah, dict(gates="channels:onehot:4=0.25|uniform=0.75", split_rho=0.5, dim=16,
                          engine="full", context=2048, prompts=8),
      "niah --gates channels:onehot:4=0.25|uniform=0.75 --split-rho 0.5 --dim 16 --engine full "

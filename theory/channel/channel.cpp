@@ -7,6 +7,7 @@
 #include <numbers>
 #include <string>
 
+#include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal.hpp"
 #include "phasesim/core/portable_math.hpp"
@@ -169,8 +170,11 @@ double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_
   return slope;
 }
 
+// With a floor c (the read path's sink): P(max X > max(M, c)) = the integral above c plus the
+// atom P(M <= c) (1 - prod P(X_s <= c)); probability only (no gradient).
 ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int64_t distractors,
-                                  bool with_gradient) {
+                                  bool with_gradient,
+                                  double floor = -std::numeric_limits<double>::infinity()) {
   validate(needle);
   require(distractors >= 0,
           "invalid distractor count " + std::to_string(distractors) + " (must be >= 0)");
@@ -178,15 +182,29 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
   ChannelGradient result;
   if (with_gradient) result.d_mean.assign(m, 0.0), result.d_sd.assign(m, 0.0);
   if (m == 0) return result;
+  const bool floored = floor > -std::numeric_limits<double>::infinity();
+  double atom = 0;  // P(M <= floor) (1 - prod P(X_s <= floor))
+  if (floored) {
+    double log_all = 0;
+    for (const auto& e : needle) log_all += log_below(e, floor);
+    const double log_max_below =
+        distractors > 0 ? static_cast<double>(distractors) * log_normal_cdf(floor) : 0.0;
+    atom = portable::exp(log_max_below) * -portable::expm1(log_all);
+  }
   if (distractors == 0) {
-    result.probability = 1.0;
+    result.probability = floored ? atom : 1.0;
     return result;
   }
 
   const auto n = static_cast<double>(distractors);
   const std::size_t components = with_gradient ? 1 + 2 * m : 1;
   std::vector<double> z(m), below(m);
-  const auto [lo, hi] = distractor_max_range(n);
+  auto [lo, hi] = distractor_max_range(n);
+  if (floored) lo = std::max(lo, floor);
+  if (lo >= hi) {
+    result.probability = atom;
+    return result;
+  }
   const detail::VectorGaussKronrod quadrature(components, kTolerance, kMaxDepth);
   std::vector<double> sum(components, 0.0), l1(components, 0.0);
   result.error_estimate = 2 * kTailMass;
@@ -205,7 +223,7 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
     };
     quadrature.integrate(integrand, piece.a, piece.b, sum, l1, result.error_estimate);
   }
-  result.probability = std::clamp(sum[0], 0.0, 1.0);
+  result.probability = std::clamp(sum[0] + atom, 0.0, 1.0);
   for (std::size_t s = 0; with_gradient && s < m; ++s) {
     result.d_mean[s] = sum[1 + 2 * s];
     result.d_sd[s] = sum[2 + 2 * s];
@@ -223,6 +241,11 @@ NeedleEntry normalized_entry(double beta, double u) {
 ChannelValue needle_success(std::span<const NeedleEntry> needle, std::int64_t distractors) {
   const auto full = integrate_channel(needle, distractors, false);
   return {full.probability, full.error_estimate};
+}
+
+double needle_success_above(std::span<const NeedleEntry> needle, std::int64_t distractors,
+                            double floor) {
+  return integrate_channel(needle, distractors, false, floor).probability;
 }
 
 ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
