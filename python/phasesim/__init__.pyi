@@ -304,6 +304,7 @@ def optimize(
     entries: int = 32768,
     model: str = 'normalized',
     weights: Sequence[float] = [],
+    top_k: Optional[int] = None,
     restarts: int = 8,
     seed: int = 1,
     init_scale: float = 2.0,
@@ -320,6 +321,8 @@ def optimize(
       model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
           (the weights are shares of one-hot channel groups) (default 'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       restarts: Random starts random:SEED+r:SCALE besides the equal splits (default 8)
       seed: SEED of the random starts random:SEED+r:SCALE (default 1)
       init_scale: SCALE of the random starts (default 2.0)
@@ -336,6 +339,7 @@ def phase_diagram(
     window: int = 8,
     stride: int = 4,
     model: str = 'normalized',
+    top_k: Optional[int] = None,
     beta: str = '4:12:1',
     entries: Sequence[int] = [1024, 32768, 1000000],
     restarts: int = 2,
@@ -351,6 +355,8 @@ def phase_diagram(
       stride: Stride S (tokens between entries) (default 4)
       model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
           (the weights are shares of one-hot channel groups) (default 'normalized')
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       beta: Betas: a:b:step (inclusive) or a comma list (default '4:12:1')
       entries: Entry counts N1,N2,... (entries in all) (default [1024, 32768, 1000000])
       restarts: Random starts per cell besides the equal splits and the warm start (default 2)
@@ -394,6 +400,7 @@ def theorem_concentration(
     entries: int = 32768,
     model: str = 'normalized',
     weights: Sequence[float] = [],
+    top_k: Optional[int] = None,
     restarts: int = 8,
     seed: int = 1,
     init_scale: float = 2.0,
@@ -411,6 +418,8 @@ def theorem_concentration(
       model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
           (the weights are shares of one-hot channel groups) (default 'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       restarts: Random starts of the optimizer (default 8)
       seed: SEED of the random starts random:SEED+r:SCALE (default 1)
       init_scale: SCALE of the random starts (default 2.0)

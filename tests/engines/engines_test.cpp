@@ -18,11 +18,6 @@ using namespace phasesim::engines;
 using namespace phasesim::niah;
 using namespace phasesim::test;
 
-namespace phasesim::engines {
-std::unique_ptr<Engine> make_fast_engine();  // registered by builtin_engines()
-std::unique_ptr<Engine> make_full_engine();
-}  // namespace phasesim::engines
-
 namespace {
 
 // W = 8, S = 4, one head "last", beta 4.5, L = 8192, 4 groups x 2000 prompts.
@@ -39,18 +34,6 @@ const NiahResult& result_of(const std::vector<EngineRun>& runs, const std::strin
                                [&](const EngineRun& r) { return r.engine->name() == engine; });
   REQUIRE(it != runs.end());
   return it->result;
-}
-
-// fast against full alone: full-double, about 20 times full's time, would add minutes to the
-// streaming-rms cases and nothing to the comparison (precision-check measures full against it).
-const EngineRegistry& fast_and_full() {
-  static const EngineRegistry registry = [] {
-    EngineRegistry r;
-    r.add(make_fast_engine());
-    r.add(make_full_engine());
-    return r;
-  }();
-  return registry;
 }
 
 // --rms-norm with shared tokens: the fast engine's streaming-rms path against full.

@@ -24,12 +24,6 @@ using namespace phasesim::engines;
 using namespace phasesim::niah;
 using namespace phasesim::test;
 
-namespace phasesim::engines {
-std::unique_ptr<Engine> make_fast_engine();
-std::unique_ptr<Engine> make_full_engine();
-std::unique_ptr<Engine> make_full_double_engine();
-}  // namespace phasesim::engines
-
 namespace {
 
 // The standardized read path with every visible entry drawn on its own (std::mt19937_64, a
@@ -144,17 +138,6 @@ const EngineRegistry& with_brute() {
   static const EngineRegistry registry = [] {
     auto r = builtin_engines();
     r.add(std::make_unique<BruteReadEngine>());
-    return r;
-  }();
-  return registry;
-}
-
-// fast against full alone where full-double only adds time.
-const EngineRegistry& fast_and_full() {
-  static const EngineRegistry registry = [] {
-    EngineRegistry r;
-    r.add(make_fast_engine());
-    r.add(make_full_engine());
     return r;
   }();
   return registry;

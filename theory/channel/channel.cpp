@@ -1,6 +1,7 @@
 #include "phasesim/channel/channel.hpp"
 
 #include <algorithm>
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
@@ -50,6 +51,46 @@ std::pair<double, double> distractor_max_range(double n) {
   const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
   return {lo, hi};
 }
+
+// What the needle must beat: the k-th largest of n iid N(0, 1), k = 1 their maximum (section
+// 4), k > 1 the top-k channel of MODEL.md section 10 (the needle passes selection when its best
+// entry beats the k-th largest distractor). Its log density (log C(n - 1, k - 1) by a sum of
+// logs), the range holding all but 2 kTailMass of it, and d/dy of its log density.
+struct Rival {
+  double n;
+  std::int64_t k = 1;
+  double log_choose = 0;
+
+  Rival(double n_, std::int64_t k_) : n(n_), k(k_) {
+    for (std::int64_t i = 1; i < k; ++i) {
+      log_choose += portable::log((n - static_cast<double>(k) + static_cast<double>(i)) /
+                                  static_cast<double>(i));
+    }
+  }
+  double log_density(double y) const {
+    if (k == 1) return log_max_density(y, n);
+    const auto above = static_cast<double>(k - 1);
+    return portable::log(n) + log_choose + log_normal_pdf(y) + above * log_normal_cdf(-y) +
+           (n - static_cast<double>(k)) * log_normal_cdf(y);
+  }
+  std::pair<double, double> range() const {
+    if (k == 1) return distractor_max_range(n);
+    // Q(D_(k)) ~ Beta(k, n - k + 1): its upper and lower kTailMass quantiles.
+    const double a = static_cast<double>(k), b = n - static_cast<double>(k) + 1;
+    return {-normal_upper_quantile(1 - boost::math::ibetac_inv(a, b, kTailMass)),
+            normal_upper_quantile(boost::math::ibeta_inv(a, b, kTailMass))};
+  }
+  double log_slope(double y) const {
+    // d/dy log(n phi(y) Phi(y)^(n-1)) = -y + (n-1) phi(y)/Phi(y), and (k - 1) log Q(y) adds
+    // -(k - 1) phi(y)/Q(y).
+    double slope =
+        -y + (n - static_cast<double>(k)) * portable::exp(log_normal_pdf(y) - log_normal_cdf(y));
+    if (k > 1) {
+      slope -= static_cast<double>(k - 1) * portable::exp(log_normal_pdf(y) - log_normal_cdf(-y));
+    }
+    return slope;
+  }
+};
 
 // A piece of the integration range. Inside the +-8 sd window of a narrow entry it is
 // integrated in that entry's own coordinate t = (y - mean)/sd (a and b are then in t):
@@ -119,10 +160,10 @@ void validate(std::span<const NeedleEntry> needle) {
 
 // Writes the integrand at y: out[0] for P, then dP/dmean_s and dP/dsd_s per entry.
 // Entry `local` (if >= 0) takes its z from `local_z` instead of from y.
-void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, int local,
+void channel_integrand(std::span<const NeedleEntry> needle, const Rival& rival, double y, int local,
                        double local_z, std::span<double> out, std::vector<double>& z,
                        std::vector<double>& below) {
-  const double log_density = log_max_density(y, n);
+  const double log_density = rival.log_density(y);
   double log_all = 0;
   for (std::size_t s = 0; s < needle.size(); ++s) {
     const auto& e = needle[s];
@@ -147,9 +188,9 @@ void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, 
 
 // The delta of a step entry (sd = 0): density of the maximum at its mean times the
 // other entries' factors there.
-double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, double n) {
+double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, const Rival& rival) {
   const double y = needle[s].mean;
-  double log_rest = log_max_density(y, n);
+  double log_rest = rival.log_density(y);
   for (std::size_t t = 0; t < needle.size(); ++t)
     log_rest += t == s ? 0.0 : log_below(needle[t], y);
   return portable::exp(log_rest);
@@ -157,11 +198,9 @@ double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, doubl
 
 // d/dy log F(y) at y = mean_s, F = density of the maximum times the other entries'
 // factors (all of which have sd > 0 when entry s has sd = 0 and u is normalized).
-double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_t distractors) {
+double log_slope(std::span<const NeedleEntry> needle, std::size_t s, const Rival& rival) {
   const double y = needle[s].mean;
-  const auto n = static_cast<double>(distractors);
-  // d/dy log(n phi(y) Phi(y)^(n-1)) = -y + (n-1) phi(y)/Phi(y).
-  double slope = -y + (n - 1) * portable::exp(log_normal_pdf(y) - log_normal_cdf(y));
+  double slope = rival.log_slope(y);
   for (std::size_t t = 0; t < needle.size(); ++t) {
     if (t == s) continue;
     const double z = (y - needle[t].mean) / needle[t].sd;
@@ -171,10 +210,12 @@ double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_
 }
 
 // With a floor c (the read path's sink): P(max X > max(M, c)) = the integral above c plus the
-// atom P(M <= c) (1 - prod P(X_s <= c)); probability only (no gradient).
+// atom P(M <= c) (1 - prod P(X_s <= c)); probability only (no gradient). With top_k > 1 the
+// rival is the top_k-th largest distractor (no floor then); more than the distractors: 1.
 ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int64_t distractors,
                                   bool with_gradient,
-                                  double floor = -std::numeric_limits<double>::infinity()) {
+                                  double floor = -std::numeric_limits<double>::infinity(),
+                                  std::int64_t top_k = 1) {
   validate(needle);
   require(distractors >= 0,
           "invalid distractor count " + std::to_string(distractors) + " (must be >= 0)");
@@ -191,15 +232,15 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
         distractors > 0 ? static_cast<double>(distractors) * log_normal_cdf(floor) : 0.0;
     atom = portable::exp(log_max_below) * -portable::expm1(log_all);
   }
-  if (distractors == 0) {
+  if (distractors == 0 || top_k > distractors) {
     result.probability = floored ? atom : 1.0;
     return result;
   }
 
-  const auto n = static_cast<double>(distractors);
+  const Rival rival(static_cast<double>(distractors), top_k);
   const std::size_t components = with_gradient ? 1 + 2 * m : 1;
   std::vector<double> z(m), below(m);
-  auto [lo, hi] = distractor_max_range(n);
+  auto [lo, hi] = rival.range();
   if (floored) lo = std::max(lo, floor);
   if (lo >= hi) {
     result.probability = atom;
@@ -211,14 +252,14 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
   for (const auto& piece : pieces(needle, lo, hi)) {
     if (piece.local < 0) {
       auto integrand = [&](double y, std::span<double> out) {
-        channel_integrand(needle, n, y, -1, 0.0, out, z, below);
+        channel_integrand(needle, rival, y, -1, 0.0, out, z, below);
       };
       quadrature.integrate(integrand, piece.a, piece.b, sum, l1, result.error_estimate);
       continue;
     }
     const auto& e = needle[static_cast<std::size_t>(piece.local)];
     auto integrand = [&](double t, std::span<double> out) {  // dy = sd dt
-      channel_integrand(needle, n, e.mean + e.sd * t, piece.local, t, out, z, below);
+      channel_integrand(needle, rival, e.mean + e.sd * t, piece.local, t, out, z, below);
       for (double& x : out) x *= e.sd;
     };
     quadrature.integrate(integrand, piece.a, piece.b, sum, l1, result.error_estimate);
@@ -227,7 +268,7 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
   for (std::size_t s = 0; with_gradient && s < m; ++s) {
     result.d_mean[s] = sum[1 + 2 * s];
     result.d_sd[s] = sum[2 + 2 * s];
-    if (needle[s].sd == 0) result.d_mean[s] = step_derivative(needle, s, n);
+    if (needle[s].sd == 0) result.d_mean[s] = step_derivative(needle, s, rival);
   }
   return result;
 }
@@ -253,6 +294,12 @@ ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
   return integrate_channel(needle, distractors, true);
 }
 
+ChannelGradient top_k_success_gradient(std::span<const NeedleEntry> needle,
+                                       std::int64_t distractors, std::int64_t top_k) {
+  return integrate_channel(needle, distractors, true, -std::numeric_limits<double>::infinity(),
+                           top_k);
+}
+
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries) {
   require_non_negative(beta, "--beta");
   for (double x : u) {
@@ -271,20 +318,23 @@ double success_probability(double beta, std::span<const double> u, std::int64_t 
   return needle_success(needle, entries - static_cast<std::int64_t>(u.size())).probability;
 }
 
-SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries) {
+SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries,
+                                 std::int64_t top_k) {
   validate_channel_inputs(beta, u, entries);
   require(std::count(u.begin(), u.end(), 1.0) <= 1,
           "invalid --u (at most one needle entry can have u = 1)");
   std::vector<NeedleEntry> needle;
   for (double x : u) needle.push_back(normalized_entry(beta, x));
   const auto n = entries - static_cast<std::int64_t>(u.size());
-  const auto full = needle_success_gradient(needle, n);
+  const auto full =
+      top_k == 1 ? needle_success_gradient(needle, n) : top_k_success_gradient(needle, n, top_k);
   SuccessGradient result{full.probability, std::vector<double>(u.size(), 0.0)};
   for (std::size_t s = 0; s < u.size(); ++s) {
     if (needle[s].sd > 0) {
       result.d_u[s] = beta * full.d_mean[s] - u[s] / needle[s].sd * full.d_sd[s];
-    } else if (n > 0) {
-      result.d_u[s] = beta * full.d_mean[s] - full.d_mean[s] * log_slope(needle, s, n);
+    } else if (n >= top_k) {
+      const Rival rival(static_cast<double>(n), top_k);
+      result.d_u[s] = beta * full.d_mean[s] - full.d_mean[s] * log_slope(needle, s, rival);
     }
   }
   return result;

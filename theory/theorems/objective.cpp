@@ -11,6 +11,16 @@
 namespace phasesim::theorems {
 namespace {
 
+// P and its gradient against the objective's rival: the distractors' maximum, or with top_k > 1
+// their top_k-th largest (the top-k channel).
+channel::ChannelGradient phase_channel(const Objective& objective,
+                                       std::span<const channel::NeedleEntry> needle,
+                                       std::int64_t distractors) {
+  if (objective.top_k > 1)
+    return channel::top_k_success_gradient(needle, distractors, objective.top_k);
+  return channel::needle_success_gradient(needle, distractors);
+}
+
 // P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||), then the chain rule
 // to g: du_s/dg_t = (delta_st - u_s u_t)/||g||.
 PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g) {
@@ -21,7 +31,8 @@ PhaseGradients normalized_phases(const Objective& objective, std::span<const dou
     const auto slots = geometry.slots_of_phase(phi);
     std::vector<double> phase_u;
     for (int s : slots) phase_u.push_back(std::min(u[static_cast<std::size_t>(s)], 1.0));
-    const auto p = channel::success_gradient(objective.beta, phase_u, objective.entries);
+    const auto p =
+        channel::success_gradient(objective.beta, phase_u, objective.entries, objective.top_k);
     std::vector<double> d_u(g.size(), 0.0);
     for (std::size_t i = 0; i < slots.size(); ++i)
       d_u[static_cast<std::size_t>(slots[i])] = p.d_u[i];
@@ -46,7 +57,7 @@ PhaseGradients linear_phases(const Objective& objective, std::span<const double>
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
     }
     const channel::NeedleEntry entry{objective.beta * g[best], 1.0};
-    const auto p = channel::needle_success_gradient(std::span(&entry, 1), objective.entries - 1);
+    const auto p = phase_channel(objective, std::span(&entry, 1), objective.entries - 1);
     result.success.back() = p.probability;
     result.d_g.back()[best] = objective.beta * p.d_mean[0];
   }
@@ -66,7 +77,7 @@ PhaseGradients channel_phases(const Objective& objective, std::span<const double
       needle.push_back({objective.beta * share, std::sqrt(1 - share)});
     }
     const auto distractors = objective.entries - static_cast<std::int64_t>(slots.size());
-    const auto p = channel::needle_success_gradient(needle, distractors);
+    const auto p = phase_channel(objective, needle, distractors);
     result.success.push_back(p.probability);
     result.d_g.emplace_back(x.size(), 0.0);
     for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -110,6 +121,7 @@ void Objective::validate() const {
                                           " (must be at least the window, " +
                                           std::to_string(geometry.window) + ")");
   if (!phase_weights.empty()) normalized_phase_weights(phase_weights, geometry.stride);
+  require_in_range(top_k, 1, entries - geometry.window, "--top-k");
 }
 
 std::vector<double> Objective::weights() const {

@@ -113,15 +113,11 @@ PHASESIM_HD inline ReadQueries prepare_read(const FullVectorHead& head, const Fu
                                             std::uint32_t head_index, std::int64_t needle,
                                             const ScanWorkspace<typename Ops::Real>& ws,
                                             const ScanWorkspace<typename Ops::Real>& index_ws) {
-  const auto cache = head.key_head < 0 ? head_index : static_cast<std::uint32_t>(head.key_head);
-  const RandomStream keys(seed, trial, cache, Stream::key);
-  const RandomStream noise(seed, trial, head_index, Stream::query_noise);
-  const RandomStream index_keys(seed, trial, cache, Stream::index_key);
-  const RandomStream index_noise(seed, trial, cache, Stream::index_noise);
-  prepare_scan<Ops>(head, keys, noise, needle, ws);
-  needle_query<Ops>(head, keys, noise, needle, read.needle_tokens, ws);
-  prepare_scan<Ops>(read.index, index_keys, index_noise, needle, index_ws);
-  needle_query<Ops>(read.index, index_keys, index_noise, needle, read.needle_tokens, index_ws);
+  const ScanStreams s(head, seed, trial, head_index);
+  prepare_scan<Ops>(head, s.keys, s.noise, needle, ws);
+  needle_query<Ops>(head, s.keys, s.noise, needle, read.needle_tokens, ws);
+  prepare_scan<Ops>(read.index, s.index_keys, s.index_noise, needle, index_ws);
+  needle_query<Ops>(read.index, s.index_keys, s.index_noise, needle, read.needle_tokens, index_ws);
   return {logit_scale(head, ws.query), logit_scale(read.index, index_ws.query)};
 }
 
@@ -137,17 +133,13 @@ PHASESIM_HD inline void scan_read_entries(const FullVectorHead& head, const Full
                                           const ScanWorkspace<typename Ops::Real>& ws,
                                           const ScanWorkspace<typename Ops::Real>& index_ws,
                                           typename Ops::Real* attention, double* score) {
-  const auto cache = head.key_head < 0 ? head_index : static_cast<std::uint32_t>(head.key_head);
-  const RandomStream keys(seed, trial, cache, Stream::key);
-  const RandomStream content(seed, trial, cache, Stream::content_noise);
-  const RandomStream split(seed, trial, cache, Stream::split_key);
-  const RandomStream index_keys(seed, trial, cache, Stream::index_key);
+  const ScanStreams s(head, seed, trial, head_index);
   const double rest = std::sqrt((1 - read.rho) * (1 + read.rho));
   std::int64_t next = 0, index_next = 0;
   for (std::int64_t j = begin; j < end; ++j) {
-    next = stream_entry_positions<Ops>(head, keys, split, content, j, next, ws);
-    index_next = stream_entry_positions<Ops>(read.index, index_keys, split, content, j, index_next,
-                                             index_ws);
+    next = stream_entry_positions<Ops>(head, s.keys, s.split, s.content, j, next, ws);
+    index_next = stream_entry_positions<Ops>(read.index, s.index_keys, s.split, s.content, j,
+                                             index_next, index_ws);
     const auto first = head.geometry.position(j, 0);
     const auto a = Ops::entry_logit(head, ws, entry_weights(head, j, ws), first);
     const auto i =
@@ -220,8 +212,7 @@ PHASESIM_HD inline ReadOutcome finish_read(const FullVectorHead& head, const Ful
     out.best.offer(j, attention[j]);
   }
   // The raw tokens: a head of one slot weighted 1 (every channel), one projection.
-  const auto cache = head.key_head < 0 ? head_index : static_cast<std::uint32_t>(head.key_head);
-  const RandomStream keys(seed, trial, cache, Stream::key);
+  const RandomStream keys(seed, trial, ScanStreams::cache_of(head, head_index), Stream::key);
   FullVectorHead raw = head;
   raw.geometry = Geometry{1, 1, 0};
   raw.groups = 0;

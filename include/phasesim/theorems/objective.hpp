@@ -36,6 +36,10 @@ struct Objective {
   std::int64_t entries = 32768;  ///< N, entries in all
   RetentionModel model = RetentionModel::normalized;
   std::vector<double> phase_weights;  ///< w_phi, summing to 1; empty means uniform 1/S
+  /// T1 under selection (MODEL.md section 10): a phase succeeds when its best entry ranks in
+  /// the top k, i.e. beats the k-th largest distractor (the top-k channel); 1 is section 4's
+  /// argmax.
+  std::int64_t top_k = 1;
 
   /// Throws InputError (naming the CLI options) on bad parameters.
   void validate() const;
