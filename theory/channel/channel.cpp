@@ -1,13 +1,13 @@
 #include "phasesim/channel/channel.hpp"
 
 #include <algorithm>
-#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <string>
 
+#include "order_law.hpp"
 #include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal.hpp"
@@ -53,43 +53,19 @@ std::pair<double, double> distractor_max_range(double n) {
 }
 
 // What the needle must beat: the k-th largest of n iid N(0, 1), k = 1 their maximum (section
-// 4), k > 1 the top-k channel of MODEL.md section 10 (the needle passes selection when its best
-// entry beats the k-th largest distractor). Its log density (log C(n - 1, k - 1) by a sum of
-// logs), the range holding all but 2 kTailMass of it, and d/dy of its log density.
+// 4, by the code above), k > 1 the top-k channel of MODEL.md section 10 (the needle passes
+// selection when its best entry beats the k-th largest distractor; order_law.hpp).
 struct Rival {
-  double n;
-  std::int64_t k = 1;
-  double log_choose = 0;
+  detail::OrderLaw law;
 
-  Rival(double n_, std::int64_t k_) : n(n_), k(k_) {
-    for (std::int64_t i = 1; i < k; ++i) {
-      log_choose += portable::log((n - static_cast<double>(k) + static_cast<double>(i)) /
-                                  static_cast<double>(i));
-    }
-  }
+  Rival(double n, std::int64_t k) : law(n, k) {}
   double log_density(double y) const {
-    if (k == 1) return log_max_density(y, n);
-    const auto above = static_cast<double>(k - 1);
-    return portable::log(n) + log_choose + log_normal_pdf(y) + above * log_normal_cdf(-y) +
-           (n - static_cast<double>(k)) * log_normal_cdf(y);
+    return law.k == 1 ? log_max_density(y, law.n) : law.log_density(y);
   }
   std::pair<double, double> range() const {
-    if (k == 1) return distractor_max_range(n);
-    // Q(D_(k)) ~ Beta(k, n - k + 1): its upper and lower kTailMass quantiles.
-    const double a = static_cast<double>(k), b = n - static_cast<double>(k) + 1;
-    return {-normal_upper_quantile(1 - boost::math::ibetac_inv(a, b, kTailMass)),
-            normal_upper_quantile(boost::math::ibeta_inv(a, b, kTailMass))};
+    return law.k == 1 ? distractor_max_range(law.n) : law.range(kTailMass);
   }
-  double log_slope(double y) const {
-    // d/dy log(n phi(y) Phi(y)^(n-1)) = -y + (n-1) phi(y)/Phi(y), and (k - 1) log Q(y) adds
-    // -(k - 1) phi(y)/Q(y).
-    double slope =
-        -y + (n - static_cast<double>(k)) * portable::exp(log_normal_pdf(y) - log_normal_cdf(y));
-    if (k > 1) {
-      slope -= static_cast<double>(k - 1) * portable::exp(log_normal_pdf(y) - log_normal_cdf(-y));
-    }
-    return slope;
-  }
+  double log_slope(double y) const { return law.log_slope(y); }
 };
 
 // A piece of the integration range. Inside the +-8 sd window of a narrow entry it is

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "order_law.hpp"
 #include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal.hpp"
@@ -139,45 +140,6 @@ double over_density(const Extreme& x, std::vector<double> more, F f) {
   return sum;
 }
 
-// The law of D_(j+1), the (j+1)-th largest of n iid N(0, 1) (0 <= j < n): its density and the
-// binomial P(N(v) = j), both in log space with log C by a sum of logs (lgamma differences at
-// n = 10^7 would lose 1e-8), and its quantiles for break points.
-struct OrderStatistic {
-  std::int64_t j, n;
-  double log_choose_below = 0;  // log C(n - 1, j)
-  double log_choose = 0;        // log C(n, j)
-
-  OrderStatistic(std::int64_t j_, std::int64_t n_) : j(j_), n(n_) {
-    for (std::int64_t i = 1; i <= j; ++i) {
-      log_choose_below +=
-          portable::log(static_cast<double>(n - 1 - j + i) / static_cast<double>(i));
-    }
-    log_choose =
-        log_choose_below + portable::log(static_cast<double>(n) / static_cast<double>(n - j));
-  }
-  // log of Q(v)^j Phi(v)^(n - j - extra), extra 1 for the density's, 0 for the binomial's.
-  double log_powers(double v, std::int64_t extra) const {
-    const double above = j > 0 ? static_cast<double>(j) * log_normal_cdf(-v) : 0.0;
-    return above + static_cast<double>(n - j - extra) * log_normal_cdf(v);
-  }
-  double density(double v) const {
-    return portable::exp(portable::log(static_cast<double>(n)) + log_choose_below +
-                         log_normal_pdf(v) + log_powers(v, 1));
-  }
-  double binomial(double v) const { return portable::exp(log_choose + log_powers(v, 0)); }
-  // Values at its upper-tail quantiles: Q(D_(j+1)) ~ Beta(j + 1, n - j).
-  std::vector<double> points() const {
-    std::vector<double> list;
-    for (double p : {1e-14, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1 - 1e-14}) {
-      const double q =
-          boost::math::ibeta_inv(static_cast<double>(j + 1), static_cast<double>(n - j), p);
-      if (q > 0 && q < 1) list.push_back(normal_upper_quantile(q));
-    }
-    std::sort(list.begin(), list.end());
-    return list;
-  }
-};
-
 // Integral of f over `points`' pieces (in order), where it lives.
 template <class F>
 double over_pieces(const std::vector<double>& points, F f) {
@@ -196,8 +158,11 @@ double over_pieces(const std::vector<double>& points, F f) {
 // whose integrands need no incomplete beta (theory/THEORY.md, "The read path").
 double kept_below_count(const Extreme& kept, const Extreme& dropped, std::int64_t j,
                         std::int64_t n) {
-  const OrderStatistic d(j, n);
-  auto points = d.points();  // D's range holds all but 2e-14 of f_D
+  const detail::OrderLaw d(static_cast<double>(n), j + 1);  // D = D_(j+1)
+  const auto quantiles = [&] {
+    return d.quantiles({1e-14, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1 - 1e-14});
+  };
+  auto points = quantiles();  // D's range holds all but 2e-14 of f_D
   const double lo = points.front(), hi = points.back();
   for (const auto* e : {&kept, &dropped}) {  // steps of deterministic places, and their spread
     for (const auto& place : e->places) {
@@ -209,12 +174,13 @@ double kept_below_count(const Extreme& kept, const Extreme& dropped, std::int64_
   }
   std::sort(points.begin(), points.end());
   const auto above = [&](double v) { return 1 - kept.below(v); };
-  double p =
-      over_pieces(points, [&](double v) { return d.density(v) * above(v) * dropped.below(v); });
+  double p = over_pieces(points, [&](double v) {
+    return portable::exp(d.log_density(v)) * above(v) * dropped.below(v);
+  });
   if (dropped.places.empty()) return std::clamp(p, 0.0, 1.0);
   // The binomial is not small above D's range (P(N(v) = j) -> 1 for j = 0): the dropped
   // places' own range.
-  p += over_density(dropped, d.points(), [&](double v) { return above(v) * d.binomial(v); });
+  p += over_density(dropped, quantiles(), [&](double v) { return above(v) * d.binomial(v); });
   if (std::isfinite(dropped.atom())) {
     p += dropped.atom_mass() * above(dropped.atom()) * d.binomial(dropped.atom());
   }
