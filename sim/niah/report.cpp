@@ -43,10 +43,19 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   if (std::any_of(m.gates.begin(), m.gates.end(), [](const Gate& g) { return g.per_channel(); })) {
     for (const auto& gate : m.gates) doc["gate_channels"].push_back(channel_groups_json(gate));
   }
-  // The read path (MODEL.md section 10), where some head has one: each head's, resolved.
+  // The read path (MODEL.md section 10), where some head has one: its keys (top_k, ...) when
+  // every head reads alike, as window and stride are given, so that a sweep's table has them
+  // as columns; each head's, resolved, under "read_paths" otherwise.
   if (!m.read_paths.empty()) {
-    doc["read_paths"] = Json::array();
-    for (const auto& path : m.read_paths) doc["read_paths"].push_back(read_path_json(path));
+    Json paths = Json::array();
+    for (const auto& path : m.read_paths) paths.push_back(read_path_json(path));
+    const bool alike =
+        std::all_of(paths.begin(), paths.end(), [&](const Json& p) { return p == paths.front(); });
+    if (alike) {
+      doc.update(paths.front());
+    } else {
+      doc["read_paths"] = paths;
+    }
   }
   if (m.needle_tokens > 1) doc["needle_tokens"] = m.needle_tokens;
   doc["beta"] = optional_json(m.beta);

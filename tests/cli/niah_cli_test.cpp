@@ -192,10 +192,10 @@ TEST_CASE("niah, the read path: stage 1 in the document and the table; k >= entr
   const auto doc = run_json(
       "niah --gates last --beta 5 --context 4096 --groups 4 --prompts 200 --top-k 8 "
       "--index-gates uniform --sliding-window 32 --sink 1");
-  REQUIRE(doc["read_paths"].size() == 1);
-  CHECK(doc["read_paths"][0]["top_k"] == 8);
-  CHECK(doc["read_paths"][0]["index_gate"] == "uniform");
-  CHECK(doc["read_paths"][0]["sliding_window"] == 32);
+  CHECK(doc["top_k"] == 8);  // every head reads alike: the keys at the top, as window's
+  CHECK(doc["index_gate"] == "uniform");
+  CHECK(doc["sliding_window"] == 32);
+  CHECK(!doc.contains("read_paths"));
   CHECK(doc["engine_paths"] == nlohmann::json::array({"two-stage"}));
   for (const auto& g : doc["groups"]) {
     CHECK(g["selected"].get<double>() >= g["accuracy"].get<double>());
@@ -209,4 +209,18 @@ TEST_CASE("niah, the read path: stage 1 in the document and the table; k >= entr
         nlohmann::json::array({"--top-k 2000 keeps all 1024 entries: no selection"}));
   const auto plain = run_json("niah --context 4096 --groups 4 --prompts 50");
   CHECK(all["groups"] == plain["groups"]);  // nothing dropped: section 4's bits
+}
+
+TEST_CASE("niah, the read path of an architecture: each head's where they differ") {
+  const phasesim::test::TempDir dir("read-path");
+  const auto file = (dir / "two.toml").string();
+  std::ofstream(file) << "[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\ntop_k = 8\n"
+                         "[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\n";
+  const auto doc = run_json("niah --arch " + file +
+                            " --beta 5 --context 4096 --groups 4 --prompts 20 "
+                            "--sliding-window 16");
+  REQUIRE(doc["read_paths"].size() == 2);
+  CHECK(doc["read_paths"][0] == nlohmann::json({{"top_k", 8}, {"sliding_window", 16}}));
+  CHECK(doc["read_paths"][1] == nlohmann::json({{"sliding_window", 16}}));
+  CHECK(doc["architecture"]["heads"][0]["read_path"] == nlohmann::json({{"top_k", 8}}));
 }
