@@ -6,14 +6,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "benchmark_main.hpp"
 #include "generator_benchmark.hpp"
-#include "phasesim/core/error.hpp"
 #include "phasesim/core/normal_block.hpp"
-#include "phasesim/core/simd_target.hpp"
 #include "phasesim/engines/full_vector_simd.hpp"
 #include "phasesim/engines/plan.hpp"
 
@@ -170,20 +168,8 @@ BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_FullTrial)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RngFloor)->Unit(benchmark::kMillisecond);
 
-// BENCHMARK_MAIN with the generator's cases per SIMD target, and the target the dispatch picks
-// (PHASESIM_SIMD_TARGET limits it, as for the CLI) in the report's context.
+// The generator's cases per SIMD target besides the ones above.
 int main(int argc, char** argv) {
-  try {
-    phasesim::limit_simd_target_from_environment();
-  } catch (const phasesim::InputError& e) {
-    std::fprintf(stderr, "phasesim_benchmarks: %s\n", e.what());
-    return 2;
-  }
-  phasesim::register_generator_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("simd_target", phasesim::simd_target());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return phasesim::bench::benchmark_main(argc, argv, "phasesim_benchmarks",
+                                         phasesim::register_generator_benchmarks);
 }

@@ -6,7 +6,7 @@
 // generator that draws the embeddings.
 #include <benchmark/benchmark.h>
 
-#include "phasesim/core/normal_block.hpp"
+#include "benchmark_main.hpp"
 #include "phasesim/training/train.hpp"
 
 namespace {
@@ -69,12 +69,6 @@ BENCHMARK(BM_TrainStep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealT
 BENCHMARK(BM_TrainStepRealCompressor)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ContextGradient)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DrawContext)->Unit(benchmark::kMicrosecond);
-// BENCHMARK_MAIN with the SIMD target the dispatch picked in the report's context.
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("simd_target", phasesim::simd_target());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return phasesim::bench::benchmark_main(argc, argv, "phasesim_training_benchmark");
 }

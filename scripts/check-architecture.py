@@ -27,7 +27,7 @@ import sys
 
 # The library's layers: what the commands layer may use, and the CLI besides it.
 LIBRARY = {"core", "stats", "model", "channel", "theorems", "niah", "engines", "sweep", "training",
-           "compare", "diagnose"}
+           "compare", "diagnose", "checkpoint", "inspect"}
 # Each layer and the layers it may use (directly or not), bottom first.
 ALLOWED = {
     "core": set(),
@@ -41,6 +41,8 @@ ALLOWED = {
     "training": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
     "compare": {"core", "stats", "model", "channel", "niah", "engines"},
     "diagnose": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
+    "checkpoint": {"core"},
+    "inspect": {"core", "stats", "model", "channel", "niah", "engines", "checkpoint"},
     "commands": LIBRARY,
     "cli": LIBRARY | {"commands"},
 }

@@ -12,7 +12,7 @@ release the GIL.
     >>> r["summary"]["mean"]
     >>> phasesim.to_frame(r)          # one row per group, as a pandas DataFrame
 """
-import inspect
+import inspect as _inspect
 import io
 import json
 import os
@@ -34,21 +34,43 @@ _PATH = Union[str, os.PathLike]
 _TABLE = Union[str, os.PathLike, Mapping[str, Sequence[float]], Any]
 
 
+def _columns(table):
+    """The (name, values) columns of a dict of sequences or a NumPy structured array; None for
+    anything else."""
+    names = getattr(getattr(table, "dtype", None), "names", None)
+    if names:  # a structured array: one field per column
+        return "structured array", [(n, table[n].tolist()) for n in names]
+    if not isinstance(table, Mapping):
+        return None
+    columns = []
+    for name, values in table.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+            raise ValueError(f"phasesim diagnose: invalid table column {name!r} "
+                             f"({type(values).__name__}: each column must be a sequence of numbers)")
+        columns.append((str(name), list(values)))
+    return "dict", columns
+
+
 def _table_input(table):
-    """A diagnose table: a path as it is, a DataFrame or a dict of columns as its CSV text."""
+    """A diagnose table: a path as it is; a DataFrame, a dict of columns or a NumPy structured
+    array as its CSV text."""
     if isinstance(table, (str, os.PathLike)):
         return table
     if hasattr(table, "to_csv"):
         return {"name": "DataFrame", "text": table.to_csv(index=False)}
-    columns = list(table)
-    values = [list(table[c]) for c in columns]
-    if len({len(v) for v in values}) > 1:
+    found = _columns(table)
+    if found is None:
+        raise ValueError(f"phasesim diagnose: invalid table of type {type(table).__name__} "
+                         "(must be a path, a pandas DataFrame, a dict of columns or a NumPy "
+                         "structured array)")
+    name, columns = found
+    if len({len(v) for _, v in columns}) > 1:
         raise ValueError("phasesim diagnose: invalid table (its columns have different lengths)")
     out = io.StringIO()
-    out.write(",".join(columns) + "\n")
-    for row in zip(*values):  # repr keeps every bit of a float
+    out.write(",".join(c for c, _ in columns) + "\n")
+    for row in zip(*(v for _, v in columns)):  # repr keeps every bit of a float
         out.write(",".join(repr(x.item() if hasattr(x, "item") else x) for x in row) + "\n")
-    return {"name": "dict", "text": out.getvalue()}
+    return {"name": name, "text": out.getvalue()}
 
 
 _SPECIAL = {("diagnose", "table"): (_TABLE, _table_input)}
@@ -63,10 +85,10 @@ def _annotation(command, option):
 
 
 def _parameter(command, option):
-    kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if option["positional"]
-            else inspect.Parameter.KEYWORD_ONLY)
-    default = inspect.Parameter.empty if option["required"] else option["default"]
-    return inspect.Parameter(option["keyword"], kind, default=default,
+    kind = (_inspect.Parameter.POSITIONAL_OR_KEYWORD if option["positional"]
+            else _inspect.Parameter.KEYWORD_ONLY)
+    default = _inspect.Parameter.empty if option["required"] else option["default"]
+    return _inspect.Parameter(option["keyword"], kind, default=default,
                              annotation=_annotation(command, option))
 
 
@@ -86,11 +108,18 @@ def _docstring(command):
 
 def _function(command):
     name = command["name"]
-    signature = inspect.Signature([_parameter(name, o) for o in command["options"]],
+    signature = _inspect.Signature([_parameter(name, o) for o in command["options"]],
                                   return_annotation=Document)
 
     def run(*args, **kwargs):
-        arguments = signature.bind(*args, **kwargs).arguments
+        try:
+            arguments = signature.bind(*args, **kwargs).arguments
+        except TypeError as e:  # the call itself: say which argument, and what is allowed
+            allowed = ", ".join(p.name for p in signature.parameters.values())
+            positional = [p.name for p in signature.parameters.values()
+                          if p.kind == _inspect.Parameter.POSITIONAL_OR_KEYWORD]
+            raise TypeError(f"phasesim {name}: {e} (its arguments: {allowed}; "
+                            f"by position: {', '.join(positional) or 'none'})") from None
         for key, value in arguments.items():
             special = _SPECIAL.get((name, key))
             if special and value is not None:
@@ -122,6 +151,9 @@ def to_frame(result: Document) -> Any:
     their JSON text. For a sweep's result, its results.csv."""
     import pandas as pd
 
+    if not isinstance(result, Mapping):
+        raise TypeError(f"to_frame takes a phasesim result (the dict a command returns), "
+                        f"not {type(result).__name__}")
     if result.get("command") == "sweep":
         return pd.read_csv(result["results"], float_precision="round_trip")
     table = _tidy(json.dumps(result, default=_plain))

@@ -215,6 +215,33 @@ def dynamics(
     line; Ctrl-C raises KeyboardInterrupt.
     """
 
+def inspect(
+    path: Union[str, os.PathLike],
+    *,
+    beta: float = 4.5,
+    context: int = 131072,
+    groups: int = 8,
+    content_columns: int = 256,
+    save_arch: Optional[str] = None,
+) -> Document:
+    """A real checkpoint's phase profile predicted from its compressor weights (`phasesim inspect`).
+
+    Arguments, as the CLI's options (dashes as underscores):
+      path: Checkpoint: a folder (config.json, model.safetensors or its index and shards) or one
+          .safetensors file with config.json beside it (required)
+      beta: Standardized channel: signal strength beta of the predicted tables (not in the
+          weights) (default 4.5)
+      context: Context length L in tokens (default 131072)
+      groups: Groups G (group = needle position mod G) (default 8)
+      content_columns: Columns of each gate projection row read for its content noise (0: all)
+          (default 256)
+      save_arch: Write the stack as an architecture file (niah --arch FILE.toml --engine
+          analytic) (not given)
+
+    Returns the `inspect` JSON document as a dict. Bad input raises ValueError with the CLI's
+    line; Ctrl-C raises KeyboardInterrupt.
+    """
+
 def niah(
     *,
     window: int = 8,
@@ -415,8 +442,8 @@ def theorem_concentration(
       stride: Stride S (tokens between entries) (default 4)
       beta: Signal strength beta >= 0 (default 4.5)
       entries: Entries N in all (the needle's included) (default 32768)
-      model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
-          (the weights are shares of one-hot channel groups) (default 'normalized')
+      model: normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a) (default
+          'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
       top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
           ranks in the top K (default: 1, the argmax) (not given)

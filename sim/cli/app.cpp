@@ -85,13 +85,12 @@ const CLI::App& selected(const CLI::App& app) {
   return *at;
 }
 
-// A --json PATH that cannot be written is refused before any work, not after it. Only the
-// command line's own: a sweep's cells write into folders the sweep makes. Ctrl-C then says
-// that nothing was written (a sweep says more, see cmd_sweep.cpp).
-void check_output_paths(const CLI::App& app) {
+// Ctrl-C says that nothing was written (a sweep and the demo say more: cmd_sweep.cpp,
+// cmd_demo.cpp). The --json PATH was checked with the command's other outputs when it was
+// made (door.hpp), before any work.
+void say_nothing_written(const CLI::App& app) {
   const auto* json = selected(app).get_option_no_throw("--json");
   const bool file = json != nullptr && json->count() > 0 && json->as<std::string>() != "-";
-  if (file) check_json_path(json->as<std::string>());
   on_interrupt(
       command_path(app) + ": interrupted; nothing was written" +
       (file ? " (--json " + json->as<std::string>() + " is written when the run ends)" : ""));
@@ -127,6 +126,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_sweep_command(*app, action, environment);
   add_demo_command(*app, action);
   add_diagnose_command(*app, action, environment);
+  add_inspect_command(*app, action, environment);
   return app;
 }
 
@@ -229,7 +229,7 @@ std::optional<Stop> parse(CLI::App& app, int argc, char** argv, bool root) {
       app.parse(help);
     }
     app.parse(argc, argv);
-    check_output_paths(app);
+    say_nothing_written(app);
     return std::nullopt;
   } catch (const CLI::Success& e) {  // --help, --version: printed once, by rank 0
     return Stop{root ? app.exit(e) : kSuccess, "", ""};

@@ -15,6 +15,7 @@
 
 #include "cli/command.hpp"
 #include "cli/demo_tour.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/output.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/files.hpp"
@@ -88,16 +89,17 @@ void render_figures(const fs::path& dir, std::ostream& out) {
 // a file where the figures folder goes would otherwise fail after the whole tour.
 void prepare_folders(const DemoOptions& options) {
   const fs::path dir = options.out;
+  check_output_folder(dir, "--out");
   std::vector<fs::path> folders{dir};
   if (options.figures) folders.push_back(dir / "figures");
   if (web_page_built()) folders.push_back(dir / "web");
   for (const auto& folder : folders) {
     std::error_code error;
     fs::create_directories(folder, error);
-    require(fs::is_directory(folder),
+    require(fs::is_directory(folder, error),
             "invalid --out " + options.out + " (" + folder.string() +
-                (fs::exists(folder) ? " exists and is not a folder)"
-                                    : " cannot be created: " + error.message() + ")"));
+                (fs::exists(folder, error) ? " exists and is not a folder)"
+                                           : " cannot be created: " + error.message() + ")"));
   }
   for (const auto& step : demo_steps()) check_output_file(dir / step.json);
 }
@@ -105,6 +107,9 @@ void prepare_folders(const DemoOptions& options) {
 int run_demo(const DemoOptions& options, std::ostream& out) {
   const fs::path dir = options.out;
   prepare_folders(options);
+  // From here on the folder fills step by step: Ctrl-C says where, not "nothing was written".
+  on_interrupt("phasesim demo: interrupted; the JSON of the steps finished so far is in " +
+               dir.string() + "/ (run the demo again for the rest)");
   out << "phasesim demo: how compressing a KV cache makes retrieval depend on a token's\n"
          "position, in four steps: the geometry, one model, the three theorems, many heads.\n";
   for (const auto& step : demo_steps()) run_step(step, dir, out);

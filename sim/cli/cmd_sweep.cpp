@@ -39,7 +39,7 @@ void start_sweep(const SweepProgress& progress, const commands::Sweep& sweep,
 void print_sweep(const commands::Sweep& sweep, const commands::Sweep::Result& result, double,
                  std::ostream& out) {
   const auto& plan = sweep.plan();
-  out << "sweep of '" << plan.spec.command.front() << "': " << counted(plan.cells.size(), "cell")
+  out << "sweep of '" << join(plan.spec.command, " ") << "': " << counted(plan.cells.size(), "cell")
       << " (" << result.ran << " run, " << result.resumed
       << " resumed)\nresults: " << result.results.string() << "\n";
 }

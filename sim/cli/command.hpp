@@ -48,6 +48,7 @@ void add_theorem_command(CLI::App& app, Action& action, const commands::Environm
 void add_train_command(CLI::App& app, Action& action, const commands::Environment& environment);
 void add_sweep_command(CLI::App& app, Action& action, const commands::Environment& environment);
 void add_diagnose_command(CLI::App& app, Action& action, const commands::Environment& environment);
+void add_inspect_command(CLI::App& app, Action& action, const commands::Environment& environment);
 // The tour is the CLI's own: other commands' lines, run through this parser.
 void add_demo_command(CLI::App& app, Action& action);
 

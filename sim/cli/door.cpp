@@ -59,7 +59,7 @@ OptionWords::OptionWords(CLI::App& command, const std::vector<commands::Option>&
     } else {
       s.cli = option.list() ? command.add_option(cli_names(option), s.words, option.help)
                             : command.add_option(cli_names(option), s.word, option.help);
-      if (option.list()) s.cli->delimiter(',');
+      // No CLI11 delimiter: it drops empty items ("0.5,,0.5"), which read_text refuses.
       s.cli->type_name(type_name(option.kind));
       if (!option.default_value.is_null()) s.cli->default_str(default_text(option.default_value));
       if (option.required) s.cli->required();

@@ -15,6 +15,7 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "phasesim/commands/command.hpp"
+#include "phasesim/core/files.hpp"
 
 namespace phasesim::cli {
 
@@ -92,7 +93,9 @@ void add_command(CLI::App& parent, Action& action, const commands::Environment& 
   auto json = std::make_shared<std::string>();
   if (type->info().document) add_json_option(*cli, *json);
   cli->callback([type, words, json, present, &action] {
-    std::shared_ptr<const C> command = type->make(words->given());
+    std::vector<commands::OutputPath> more;
+    if (!json->empty()) more.push_back({"--json", *json});
+    std::shared_ptr<const C> command = type->make(words->given(), more);
     action = [type, command, json, present](std::ostream& out) {
       return run_command(*type, *command, present, *json, out);
     };

@@ -8,7 +8,6 @@
 
 #include "phasesim/commands/command.hpp"
 #include "phasesim/core/error.hpp"
-#include "phasesim/core/files.hpp"
 #include "phasesim/core/job.hpp"
 #include "phasesim/core/parallel.hpp"
 
@@ -28,10 +27,6 @@ void refuse_empty(CLI::Option& option) {
         return std::string();
       },
       ""));
-}
-
-void check_json_path(const std::string& path) {
-  if (!path.empty() && path != "-") check_output_file(path);
 }
 
 void write_json(const std::string& path, const Json& document) {

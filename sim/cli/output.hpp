@@ -18,10 +18,6 @@ void add_json_option(CLI::App& command, std::string& path);
 /// file), as the commands' tables refuse theirs: "invalid --json '' (an empty value: ...)".
 void refuse_empty(CLI::Option& option);
 
-/// Throws InputError unless `path` is empty, "-", or a file a command could write
-/// (core/files.hpp: check_output_file): checked before long work, not after it.
-void check_json_path(const std::string& path);
-
 /// Writes the document to `path` atomically, or to stdout for "-" (commands::write_document);
 /// no-op when empty.
 void write_json(const std::string& path, const Json& document);

@@ -1,4 +1,5 @@
 #include "phasesim/commands/command.hpp"
+#include "phasesim/commands/inspect.hpp"
 #include "phasesim/commands/lab.hpp"
 #include "phasesim/commands/model.hpp"
 #include "phasesim/commands/niah.hpp"
@@ -27,6 +28,7 @@ CommandRegistry builtin_commands(const Environment& environment) {
   add.operator()<Train>();
   add.operator()<Sweep>();
   add.operator()<Diagnose>();
+  add.operator()<Inspect>();
   return registry;
 }
 

@@ -27,14 +27,40 @@ void check_threads_option(const std::vector<Option>& table, int threads) {
   if (has) check_threads(threads);
 }
 
-void check_output_options(const std::vector<Option>& table, const Json& given) {
+void check_output_options(const std::vector<Option>& table, const Json& given,
+                          const std::vector<OutputPath>& more,
+                          const std::vector<std::string>& read) {
+  std::vector<OutputPath> outputs, inputs;
   for (const auto& option : table) {
-    if (option.role != Role::output_file) continue;
     for (const auto& [name, value] : given.items()) {
-      if (!option.named(name) || !value.is_string()) continue;
-      const auto path = value.get<std::string>();
-      if (path != "-") check_output_file(path);  // "-": standard output
+      if (!option.named(name)) continue;
+      for (const auto& item : value.is_array() ? value : Json::array({value})) {
+        if (!item.is_string()) continue;  // a file given as its text (Python, the page)
+        const auto text = item.get<std::string>();
+        if (option.role == Role::output_file) outputs.push_back({option.flag(), text});
+        if (option.role == Role::input_file) inputs.push_back({option.flag(), text});
+        if (option.role == Role::value && text.starts_with('@'))
+          inputs.push_back({option.flag(), text});
+      }
     }
+  }
+  for (const auto& file : read) inputs.push_back({"", file});
+  outputs.insert(outputs.end(), more.begin(), more.end());
+  for (auto output = outputs.begin(); output != outputs.end(); ++output) {
+    if (output->path == "-") continue;  // standard output
+    check_output_file(output->path);
+    const auto refuse = [&](const OutputPath& other, const std::string& which) {
+      const auto at = other.path.starts_with('@') ? other.path.substr(1) : other.path;
+      if (!same_file(output->path, at)) return;
+      throw InputError("invalid " + output->option + " " + output->path + " (the same file as " +
+                       which + (other.option.empty() ? "" : " " + other.option) + " " + other.path +
+                       ": " +
+                       (which == "the input" ? "writing it would destroy the input"
+                                             : "each output needs its own file") +
+                       "; give another path)");
+    };
+    for (const auto& input : inputs) refuse(input, "the input");
+    for (auto other = outputs.begin(); other != output; ++other) refuse(*other, "the output");
   }
 }
 

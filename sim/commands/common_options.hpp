@@ -47,6 +47,13 @@ void add_progress(
   table.add("progress", progress, std::move(help), {.role = Role::progress});
 }
 
+/// --context/-L and --groups/-G of a NIAH table.
+template <class Options, class Context, class Groups>
+void add_context_and_groups(OptionTable<Options>& t, Context context, Groups groups) {
+  t.add("context", context, "Context length L in tokens", {.short_name = "L"});
+  t.add("groups", groups, "Groups G (group = needle position mod G)", {.short_name = "G"});
+}
+
 /// What every NIAH run takes beside its model, on the fields of Options::spec (a
 /// niah::NiahSpec): --content-noise, --rms-norm, --context, --groups and --prompts.
 template <class Options>
@@ -57,10 +64,9 @@ void add_protocol(OptionTable<Options>& t) {
   t.add(
       "rms-norm", [](auto& o) -> auto& { return o.spec.rms_norm; },
       "RMS-normalize every pooled entry");
-  t.add("context", [](auto& o) -> auto& { return o.spec.context; }, "Context length L in tokens",
-        {.short_name = "L"});
-  t.add("groups", [](auto& o) -> auto& { return o.spec.groups; },
-        "Groups G (group = needle position mod G)", {.short_name = "G"});
+  add_context_and_groups(
+      t, [](auto& o) -> auto& { return o.spec.context; },
+      [](auto& o) -> auto& { return o.spec.groups; });
   t.add("prompts", [](auto& o) -> auto& { return o.spec.prompts; }, "Prompts (trials) per group",
         {.short_name = "P"});
 }
@@ -110,7 +116,7 @@ template <class Options>
 void add_run_options(OptionTable<Options>& t, const std::vector<std::string>& engines) {
   t.add(
       "beta", [](auto& o) -> auto& { return o.spec.beta; },
-      "Standardized channel: signal strength beta (" + format_number(niah::kDefaultBeta) +
+      "Standardized channel: signal strength beta (" + format_number(kDefaultBeta) +
           " when neither --beta nor --dim is given)");
   t.add(
       "dim", [](auto& o) -> auto& { return o.spec.dim; },

@@ -1,30 +1,12 @@
 #include "phasesim/commands/option.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <system_error>
 
 #include "phasesim/core/error.hpp"
 
 namespace phasesim::commands {
 namespace {
-
-// How `text` reads as a whole number of type T, one way for every option (std::from_chars):
-// decimal only, no spaces, no sign '+', no hexadecimal.
-template <class T>
-std::errc read_whole(const std::string& text, T& value) {
-  const auto* end = text.data() + text.size();
-  const auto [at, error] = std::from_chars(text.data(), end, value);
-  return error != std::errc() ? error : at == end ? std::errc() : std::errc::invalid_argument;
-}
-
-std::errc read_real(const std::string& text, double& value) {
-#if defined(__cpp_lib_to_chars)
-  return read_whole(text, value);
-#else  // libc++ before 17 (the browser build) reads integers only: read_number's strtod there
-  return read_number(text, value) ? std::errc() : std::errc::invalid_argument;
-#endif
-}
 
 // Text lands in JSON documents and messages, which must be UTF-8: refused otherwise, shown
 // with U+FFFD for the bytes that are not (nlohmann's encoder is the check).
@@ -38,10 +20,15 @@ void require_utf8(const Option& option, const std::string& text) {
   }
 }
 
-// One item of `option`'s kind (a scalar, or one item of a list) from its text.
-Json read_item(const Option& option, const std::string& text) {
+// The CLI's words, sweep files and Python's strings alike: an empty value is no value.
+void require_not_empty(const Option& option, const std::string& text) {
   const auto allowed = option.required ? ")" : ", or leave " + option.flag() + " out)";
   require(!text.empty(), "invalid " + option.flag() + " '' (an empty value: give one" + allowed);
+}
+
+// One item of `option`'s kind (a scalar, or one item of a list) from its text.
+Json read_item(const Option& option, const std::string& text) {
+  require_not_empty(option, text);
   const auto refuse = [&](const std::string& rule) { detail::refuse(option, Json(text), rule); };
   switch (option.item_kind()) {
     case Kind::flag:
@@ -49,19 +36,22 @@ Json read_item(const Option& option, const std::string& text) {
       return text == "true";
     case Kind::integer: {
       std::int64_t value = 0;
-      const auto error = read_whole(text, value);
+      const auto error = read_decimal(text, value);
+      if (has_leading_zero(text)) refuse(leading_zero_rule(text));
       if (error == std::errc::result_out_of_range) refuse("out of range for this option");
       if (error != std::errc()) refuse("must be an integer");
       return value;
     }
     case Kind::seed: {
       std::uint64_t value = 0;
-      if (read_whole(text, value) != std::errc()) refuse("must be an integer in [0, 2^64 - 1]");
+      if (has_leading_zero(text)) refuse(leading_zero_rule(text));
+      if (read_decimal(text, value) != std::errc()) refuse("must be an integer in [0, 2^64 - 1]");
       return value;
     }
     case Kind::number: {
       double value = 0;
-      const auto error = read_real(text, value);
+      const auto error = read_decimal(text, value);
+      if (has_leading_zero(text)) refuse(leading_zero_rule(text));
       if (error == std::errc::result_out_of_range) refuse("out of range for this option");
       if (error != std::errc()) refuse("must be a number");
       return value;
@@ -146,12 +136,16 @@ Json read_text(const Option& option, const std::string& text) {
   if (option.kind == Kind::texts) return Json::array({read_item(option, text)});
   if (!option.list()) return read_item(option, text);
   auto items = Json::array();
-  std::size_t start = 0;
-  for (auto comma = text.find(','); comma != std::string::npos; comma = text.find(',', start)) {
-    items.push_back(read_item(option, text.substr(start, comma - start)));
-    start = comma + 1;
+  const auto parts = split_text(text, ',');
+  for (const auto& part : parts) {
+    // "0.5,,0.5": an empty item is refused, never dropped (it would shift the others).
+    if (part.empty() && parts.size() > 1) {
+      detail::refuse(option, Json(text),
+                     "item " + std::to_string(items.size() + 1) +
+                         " is empty: separate the values by single commas");
+    }
+    items.push_back(read_item(option, part));
   }
-  items.push_back(read_item(option, text.substr(start)));
   return items;
 }
 
@@ -168,6 +162,7 @@ bool FieldTraits<bool>::read(const Option& option, const Json& value) {
 
 std::string FieldTraits<std::string>::read(const Option& option, const Json& value) {
   if (!value.is_string()) refuse(option, value, "must be text");
+  require_not_empty(option, value.get<std::string>());
   return value.get<std::string>();
 }
 
@@ -194,7 +189,10 @@ std::int64_t read_integer(const Option& option, const Json& value, std::int64_t 
 }
 
 FileInput FieldTraits<FileInput>::read(const Option& option, const Json& value) {
-  if (value.is_string()) return {value.get<std::string>(), std::nullopt};
+  if (value.is_string()) {
+    require_not_empty(option, value.get<std::string>());
+    return {value.get<std::string>(), std::nullopt};
+  }
   const bool inline_text = value.is_object() && value.size() == 2 && value.contains("name") &&
                            value["name"].is_string() && value.contains("text") &&
                            value["text"].is_string();

@@ -12,11 +12,12 @@ auto part(Get get, Field field) {
   return [ get, field ](auto& options) -> auto& { return std::invoke(field, get(options)); };
 }
 
-// The objective J: --window, --stride, --model and (unless `point` is false: phase-diagram
-// takes lists) --beta and --entries; --weights when `weights` names its help.
+// The objective J: --window, --stride, --model (channels only where `channels`: theorem
+// concentration refuses it) and (unless `point` is false: phase-diagram takes lists) --beta
+// and --entries; --weights when `weights` names its help.
 template <class Options, class Get>
 void add_objective(OptionTable<Options>& t, Get get, bool point = true,
-                   const std::string& weights = "") {
+                   const std::string& weights = "", bool channels = true) {
   using theorems::ObjectiveOptions;
   add_geometry(t, part(get, &ObjectiveOptions::window), part(get, &ObjectiveOptions::stride));
   if (point) {
@@ -25,8 +26,9 @@ void add_objective(OptionTable<Options>& t, Get get, bool point = true,
           "Entries N in all (the needle's included)", {.short_name = "N"});
   }
   t.add("model", part(get, &ObjectiveOptions::model),
-        "normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels (the "
-        "weights are shares of one-hot channel groups)");
+        channels ? "normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or "
+                   "channels (the weights are shares of one-hot channel groups)"
+                 : "normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a)");
   if (!weights.empty()) t.add("weights", part(get, &ObjectiveOptions::weights), weights);
 }
 
@@ -237,7 +239,7 @@ CommandInfo TheoremConcentration::info() {
 OptionTable<TheoremConcentration::Options> TheoremConcentration::table(const Environment&) {
   OptionTable<Options> t;
   add_objective(
-      t, [](auto& o) -> auto& { return o.command.objective; }, true, kWeightsHelp);
+      t, [](auto& o) -> auto& { return o.command.objective; }, true, kWeightsHelp, false);
   add_top_k(
       t, [](auto& o) -> auto& { return o.command.objective; });
   add_search(

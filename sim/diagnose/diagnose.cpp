@@ -141,6 +141,23 @@ void add_misfit_warning(Diagnosis& d, double within) {
       "); read the fitted beta and weights as rough");
 }
 
+// One line when the stride cannot have made the detected period: over G groups a stride S
+// shows period gcd(G, S), or a divisor of it (a gate may repeat faster); a detected period P
+// that does not divide it contradicts S, and the per-phase analysis pools by S all the same.
+void add_stride_warning(const CountTable& table, Diagnosis& d) {
+  const auto& stride = d.architecture.stride;
+  if (!stride || !d.period.period) return;
+  const int predicted = std::gcd(table.size(), *stride), found = *d.period.period;
+  if (predicted % found == 0) return;
+  d.warnings.push_back(
+      "--stride " + std::to_string(*stride) +
+      (d.architecture.stride_source == Source::table ? " (from the table's JSON)" : "") +
+      " contradicts the table: over " + counted(table.size(), "group") + " it predicts " +
+      (predicted == 1 ? std::string("no period") : "period " + std::to_string(predicted)) +
+      ", yet the groups show period " + std::to_string(found) +
+      "; the phases below pool by the stride: check --stride and the order of the groups");
+}
+
 std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
   std::vector<std::string> list;
   if (a.context_source == Source::assumed) {
@@ -320,6 +337,7 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
   const double within = within_phases(table, d.phases);
   add_table_fits(within, table.size() - d.phases, d);
   add_misfit_warning(d, within);
+  add_stride_warning(table, d);
   const int power_period = d.period.period.value_or(d.phases > 1 ? d.phases : table.size());
   d.power = power_analysis(table, power_period, spec.period.alpha);
   d.assumptions = assumptions(a, d);

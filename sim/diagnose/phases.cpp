@@ -27,14 +27,15 @@ double tied_tail(int phases, double c) {
 }
 
 // The largest t >= the worst accuracy whose summed deviance over the phases below t stays
-// within the cutoff (the sum rises with t).
+// within the cutoff (the sum rises with t). The deviance is infinite at t = 1 (a failure is
+// impossible there): capped, so that the root finder brackets a finite function.
 double worst_upper(const std::vector<PhaseAccuracy>& phases, double worst, double cutoff) {
   auto excess = [&](double t) {
     double sum = 0;
     for (const auto& p : phases) {
       if (p.accuracy < t) sum += stats::binomial_deviance(p.successes, p.trials, t);
     }
-    return sum - cutoff;
+    return std::min(sum, 1e300) - cutoff;
   };
   if (excess(1.0) <= 0) return 1.0;
   std::uintmax_t iterations = 100;

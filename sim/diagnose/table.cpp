@@ -45,6 +45,7 @@ struct Cell {
 
   double number() const {
     double value = 0;
+    if (has_leading_zero(text)) fail("'" + text + "' has " + leading_zero_rule(text));
     if (!read_number(text, value) || !std::isfinite(value)) {
       throw InputError(where + ": non-numeric " + column + " '" + text + "'");
     }

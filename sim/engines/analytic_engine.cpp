@@ -1,14 +1,45 @@
 #include "phasesim/engines/analytic_engine.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include "phasesim/channel/phase_channel.hpp"
 #include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/model/needle_laws.hpp"
+
+namespace phasesim {
+namespace engines::analytic {
+
+// What the engine gives of one head (niah::EngineOutput's four rows for it); a result of
+// parallel_map, so it crosses MPI ranks (core/bytes.hpp).
+struct HeadSuccess {
+  std::vector<double> far, far_selected, window, window_selected;
+};
+
+}  // namespace engines::analytic
+
+template <>
+struct Fields<engines::analytic::HeadSuccess> {
+  static auto of(auto& h) { return std::tie(h.far, h.far_selected, h.window, h.window_selected); }
+};
+
+}  // namespace phasesim
 
 namespace phasesim::engines {
 namespace {
 
+using analytic::HeadSuccess;
+
 constexpr std::int64_t kMaxClasses = std::int64_t{1} << 20;
+// Measured (benchmarks/theorems_benchmark.cpp, BM_NiahAnalytic): a phase's quadrature costs
+// about this much per slot it holds, and the report about this much per trial and head.
+constexpr double kSecondsPerSlot = 1e-4;
+constexpr double kSecondsPerTrialHead = 1e-7;
+// And a phase of a head with a read path, by the two-stage quadrature (BM_AnalyticReadPath/512:
+// 1.7 ms a phase at k = 512 and L = 2^20).
+constexpr double kSecondsPerReadPhase = 2e-3;
 
 // What the order-statistic quadrature is exact for (channel/read_path.hpp): independent
 // places (a needle of one token), a selection score independent of the attention logit, the
@@ -49,7 +80,7 @@ std::int64_t position_of_phase(const Geometry& g, int phi) {
 }
 
 // The head's two stages for a needle of each phase far from the query, and inside its window.
-void read_path_success(const niah::NiahModel& m, int h, niah::EngineOutput& out) {
+HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
   const auto& path = m.read_path(h);
   const auto& gate = m.gates[static_cast<std::size_t>(h)];
@@ -57,7 +88,7 @@ void read_path_success(const niah::NiahModel& m, int h, niah::EngineOutput& out)
   channel::TwoStageRest rest;
   rest.top_k = path.top_k.value_or(m.entries(h));
   rest.sink = path.sink;
-  std::vector<double> far, far_selected, window, window_selected;
+  HeadSuccess head;
   for (int phi = 0; phi < g.stride; ++phi) {
     const auto p = position_of_phase(g, phi);
     const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, 1, m.entries(h), p + 1);
@@ -74,17 +105,33 @@ void read_path_success(const niah::NiahModel& m, int h, niah::EngineOutput& out)
     std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window}};
     if (path.sliding_window > 0) variants.push_back({{{beta, 0.0}}, path.sliding_window - 1});
     const auto values = channel::two_stage_variants(places, rest, variants);
-    far.push_back(values.front().retrieved);
-    far_selected.push_back(values.front().selected);
-    if (values.size() < 2) continue;
-    window.push_back(values.back().retrieved);
-    window_selected.push_back(values.back().selected);
+    head.far.push_back(values.front().retrieved);
+    head.far_selected.push_back(values.front().selected);
+    head.window.push_back(values.back().retrieved);
+    head.window_selected.push_back(values.back().selected);
   }
-  out.phase_success[static_cast<std::size_t>(h)] = far;
-  out.phase_selected[static_cast<std::size_t>(h)] = far_selected;
-  out.window_success[static_cast<std::size_t>(h)] = window.empty() ? far : window;
-  out.window_selected[static_cast<std::size_t>(h)] =
-      window.empty() ? far_selected : window_selected;
+  return head;
+}
+
+// Section 4's argmax over every entry: stage 1 passes, and the head has no window.
+HeadSuccess plain_success(const niah::NiahModel& m, int h) {
+  HeadSuccess head;
+  head.far = channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
+                                    m.beta_effective(), m.entries(h), m.split_rho(h));
+  head.far_selected.assign(head.far.size(), 1.0);
+  head.window = head.far;
+  head.window_selected = head.far_selected;
+  return head;
+}
+
+// True when heads a and b read their caches alike (the same plain argmax, or the same stages).
+bool same_read(const niah::NiahModel& m, int a, int b) {
+  if (m.plain(a) || m.plain(b)) return m.plain(a) && m.plain(b);
+  const auto& x = m.read_path(a);
+  const auto& y = m.read_path(b);
+  return x.top_k == y.top_k && x.index_rho == y.index_rho && x.sliding_window == y.sliding_window &&
+         x.sink == y.sink && m.index_beta(a) == m.index_beta(b) &&
+         m.index_gate(a).weights == m.index_gate(b).weights;
 }
 
 }  // namespace
@@ -120,30 +167,63 @@ std::vector<std::string> AnalyticEngine::paths(const niah::NiahModel& model) con
   return std::vector<std::string>(static_cast<std::size_t>(model.heads()), "quadrature");
 }
 
-niah::EngineOutput AnalyticEngine::run(const niah::NiahRun& run, const Parallel&) const {
+std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
+  std::vector<int> source;
+  for (int h = 0; h < m.heads(); ++h) {
+    int same = m.alike_head(h);  // a query head reads its cache's first head's P
+    if (!same_read(m, same, h)) same = h;
+    for (int e = 0; e < h && same == h; ++e) {
+      const auto& a = m.geometry(e);
+      const auto& b = m.geometry(h);
+      if (source[static_cast<std::size_t>(e)] == e && a.window == b.window &&
+          a.stride == b.stride && a.offset == b.offset && m.split_rho(e) == m.split_rho(h) &&
+          m.gates[static_cast<std::size_t>(e)].weights ==
+              m.gates[static_cast<std::size_t>(h)].weights &&
+          same_read(m, e, h)) {
+        same = e;
+      }
+    }
+    source.push_back(same);
+  }
+  return source;
+}
+
+WorkEstimate AnalyticEngine::estimate(const niah::NiahRun& run) const {
   const auto& m = run.model;
+  const auto source = computed_as(m);
+  double seconds = 0;  // one quadrature per distinct head and phase
+  for (int h = 0; h < m.heads(); ++h) {
+    if (source[static_cast<std::size_t>(h)] != h) continue;
+    seconds += m.plain(h) ? m.geometry(h).window * kSecondsPerSlot
+                          : m.geometry(h).stride * kSecondsPerReadPhase;
+  }
+  const auto trials = static_cast<double>(run.needles.trials());
+  return {seconds + trials * m.heads() * kSecondsPerTrialHead,
+          32.0 * m.heads() * m.max_window() + 32 * trials * m.heads()};
+}
+
+niah::EngineOutput AnalyticEngine::run(const niah::NiahRun& run, const Parallel& parallel) const {
+  const auto& m = run.model;
+  const auto source = computed_as(m);
+  std::vector<int> distinct;
+  for (int h = 0; h < m.heads(); ++h) {
+    if (source[static_cast<std::size_t>(h)] == h) distinct.push_back(h);
+  }
+  const auto computed =
+      parallel_map(parallel, static_cast<std::int64_t>(distinct.size()), [&](std::int64_t i) {
+        const int h = distinct[static_cast<std::size_t>(i)];
+        return m.plain(h) ? plain_success(m, h) : read_path_success(m, h);
+      });
   niah::EngineOutput output;
   for (int h = 0; h < m.heads(); ++h) {
-    output.phase_success.push_back(
-        m.plain(h) ? channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
-                                            m.beta_effective(), m.entries(h), m.split_rho(h))
-                   : std::vector<double>{});
-  }
-  if (m.plain()) return output;
-  // The read path (MODEL.md section 10): stage 1 as well, and a needle in the window.
-  const auto heads = static_cast<std::size_t>(m.heads());
-  output.phase_selected.assign(heads, {});
-  output.window_success.assign(heads, {});
-  output.window_selected.assign(heads, {});
-  for (int h = 0; h < m.heads(); ++h) {
-    const auto i = static_cast<std::size_t>(h);
-    if (m.plain(h)) {  // every entry read: stage 1 passes, and the head has no window
-      output.phase_selected[i].assign(output.phase_success[i].size(), 1.0);
-      output.window_success[i] = output.phase_success[i];
-      output.window_selected[i] = output.phase_selected[i];
-      continue;
-    }
-    read_path_success(m, h, output);
+    const auto& head = computed[static_cast<std::size_t>(
+        std::find(distinct.begin(), distinct.end(), source[static_cast<std::size_t>(h)]) -
+        distinct.begin())];
+    output.phase_success.push_back(head.far);
+    if (m.plain()) continue;  // section 4's argmax everywhere: the other rows stay empty
+    output.phase_selected.push_back(head.far_selected);
+    output.window_success.push_back(head.window);
+    output.window_selected.push_back(head.window_selected);
   }
   return output;
 }

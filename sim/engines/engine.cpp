@@ -12,9 +12,10 @@ WorkEstimate Engine::estimate(const niah::NiahRun& run) const {
   const auto& m = run.model;
   const double heads = m.heads(), window = m.max_window();
   const auto trials = static_cast<double>(run.needles.trials());
-  // Measured on the fast engine: about 0.1 us per trial and head plus 2 ns per slot; the
-  // gates and their per-thread copies, and one outcome per trial and head.
-  return {trials * heads * (1e-7 + 2e-9 * window), 32 * heads * window + 32 * trials * heads};
+  // Measured on the fast engine (benchmarks/commands_benchmark.cpp): about 0.15 us per trial
+  // and head plus 2 ns per slot; the gates and their per-thread copies, and one outcome per
+  // trial and head.
+  return {trials * heads * (1.5e-7 + 2e-9 * window), 32 * heads * window + 32 * trials * heads};
 }
 
 void EngineRegistry::add(std::unique_ptr<Engine> engine) {

@@ -347,12 +347,16 @@ Architecture parse_architecture(std::string_view toml, const std::string& file) 
 }
 
 Architecture load_architecture(const std::string& path) {
-  if (std::filesystem::exists(path)) {
+  std::error_code missing;
+  if (std::filesystem::exists(path, missing)) {
     return parse_architecture(read_input_file(path, "--arch"), path);
   }
   for (const auto& preset : builtin_presets()) {
     if (preset.name == path) return parse_architecture(preset.text, std::string(preset.file));
   }
+  // Not there for another reason than absence (a name too long, a folder that may not be
+  // searched): the reader says which.
+  if (missing && missing != std::errc::no_such_file_or_directory) read_input_file(path, "--arch");
   std::string names;
   for (const auto& name : architecture_presets()) names += (names.empty() ? "" : ", ") + name;
   throw InputError("invalid --arch " + path +

@@ -1,6 +1,5 @@
 #include "phasesim/niah/combine.hpp"
 
-#include <charconv>
 #include <vector>
 
 #include "phasesim/core/error.hpp"
@@ -12,9 +11,9 @@ CombineRule parse_combine(std::string_view text, int heads) {
   if (text == "any") return {1, shown};
   int votes = 0;
   const auto digits = text.substr(text.starts_with("vote:") ? 5 : text.size());
-  const auto* end = digits.data() + digits.size();
-  const auto parsed = std::from_chars(digits.data(), end, votes);
-  require(text.starts_with("vote:") && parsed.ec == std::errc() && parsed.ptr == end,
+  require(!has_leading_zero(digits),
+          "invalid --combine " + shown + " (" + leading_zero_rule(digits) + ")");
+  require(text.starts_with("vote:") && read_decimal(digits, votes) == std::errc(),
           "invalid --combine " + shown + " (use any or vote:K)");
   require(votes >= 1, "invalid --combine " + shown + " (K must be at least 1)");
   require(votes <= heads, "invalid --combine " + shown +

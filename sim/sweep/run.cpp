@@ -1,7 +1,5 @@
 #include "phasesim/sweep/run.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -27,10 +25,19 @@ std::string words_text(const std::vector<std::string>& words) {
   return text;
 }
 
+// A value as documents show it: a string, or a list's items as an array.
+Json value_json(const std::string& value) {
+  const auto items = value_items(value);
+  return items.size() == 1 ? Json(value) : Json(items);
+}
+
 std::string describe(const SweepCell& cell) {
   std::string text;
-  for (const auto& [name, value] : cell.options)
-    text += (text.empty() ? "" : " ") + name + "=" + value;
+  for (const auto& [name, value] : cell.options) {
+    text += (text.empty() ? "" : " ") + name + "=";
+    for (const auto& item : value_items(value)) text += item + ",";
+    text.pop_back();
+  }
   return "{" + text + "}";
 }
 
@@ -39,14 +46,17 @@ Json manifest(const SweepSpec& spec, const std::vector<SweepCell>& cells, bool s
   doc["sweep_command"] = spec.command;
   doc["seed"] = spec.seed;
   Json options = Json::object();
-  for (const auto& axis : spec.options) options[axis.name] = axis.values;
+  for (const auto& axis : spec.options) {
+    auto& values = options[axis.name] = Json::array();
+    for (const auto& value : axis.values) values.push_back(value_json(value));
+  }
   doc["options"] = options;
   Json list = Json::array();
   for (const auto& cell : cells) {
     Json entry = {{"id", cell.id}, {"file", "cells/" + cell.id + ".json"}};
     if (seeded) entry["seed"] = cell.seed;
     Json values = Json::object();
-    for (const auto& [name, value] : cell.options) values[name] = value;
+    for (const auto& [name, value] : cell.options) values[name] = value_json(value);
     entry["options"] = values;
     list.push_back(entry);
   }
@@ -55,20 +65,41 @@ Json manifest(const SweepSpec& spec, const std::vector<SweepCell>& cells, bool s
 }
 
 CellTask prepare_cell(const SweepCommand& command, const SweepSpec& spec, const SweepCell& cell,
-                      bool seeded, const fs::path& json) {
+                      bool seeded) {
   auto options = cell.options;
   if (seeded) options.emplace_back("seed", std::to_string(cell.seed));
   try {
-    return command.prepare(spec.command, options, json);
+    return command.prepare(spec.command, options);
   } catch (const InputError& e) {
     throw InputError("invalid sweep cell " + describe(cell) + ": " + e.what());
   }
 }
 
-// A directory in a cell's place is no document either (reading one throws).
-bool has_valid_json(const fs::path& path) {
-  std::ifstream in(path);
-  return fs::is_regular_file(path) && in && Json::accept(in);
+Json cell_record(const SweepCell& cell) {
+  Json options = Json::object();
+  for (const auto& [name, value] : cell.options) options[name] = value_json(value);
+  return {{"id", cell.id}, {"options", options}};
+}
+
+// Why the file of `cell` holds no finished document of it ("" when it does, "absent" when
+// there is none): what a resumed sweep reruns.
+std::string cell_file_problem(const SweepPlan& plan, const SweepCell& cell) {
+  const auto path = cell_path(plan.dir, cell);
+  std::error_code error;
+  if (!fs::exists(path, error)) return "absent";
+  if (!fs::is_regular_file(path, error)) return "is not a file";
+  const auto doc = Json::parse(std::ifstream(path), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return "is not a JSON document";
+  const auto command = words_text(plan.spec.command);
+  if (doc.value("schema", Json()) != kSchema) return "is not a phasesim document of this schema";
+  if (doc.value("command", Json()) != command) {
+    return "is a document of " + doc.value("command", Json()).dump() + ", not of '" + command + "'";
+  }
+  if (!doc.contains("sweep_cell")) return "has no sweep_cell record (a sweep did not write it)";
+  if (doc["sweep_cell"] != cell_record(cell)) {
+    return "is the document of another cell, " + doc["sweep_cell"].dump();
+  }
+  return {};
 }
 
 // Leftovers of an interrupted run: temporary files that were never renamed.
@@ -102,7 +133,7 @@ std::string collect_csv(const SweepPlan& plan, const std::vector<std::size_t>& p
 }  // namespace
 
 SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepCommand& command) {
-  SweepPlan plan{read_sweep_file(file), dir, {}, {}, {}};
+  SweepPlan plan{file, read_sweep_file(file), dir, {}, {}, {}};
   require(plan.spec.command.front() != "sweep",
           "invalid sweep file " + file.string() + " (a sweep cannot run sweeps)");
   bool document = false;
@@ -115,19 +146,12 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
           "invalid sweep file " + file.string() + " (command '" + words_text(plan.spec.command) +
               "' writes no JSON document, so its cells would have no results; sweep a command "
               "with --json)");
-  for (const auto& axis : plan.spec.options) {  // a positional: `diagnose TABLE`, `compare A B`
-    require(command.has_option(plan.spec.command, "--" + axis.name) ||
-                !command.has_option(plan.spec.command, axis.name),
-            "invalid sweep file " + file.string() + " (" + axis.name + " is a positional " +
-                "argument of '" + words_text(plan.spec.command) +
-                "', which a sweep cannot set: run the command once per value)");
-  }
   const bool fixed_seed = std::any_of(plan.spec.options.begin(), plan.spec.options.end(),
                                       [](const SweepAxis& a) { return a.name == "seed"; });
   const bool seeded = !fixed_seed && command.has_option(plan.spec.command, "--seed");
   plan.cells = expand_grid(plan.spec);
   for (const auto& cell : plan.cells) {
-    plan.tasks.push_back(prepare_cell(command, plan.spec, cell, seeded, cell_path(dir, cell)));
+    plan.tasks.push_back(prepare_cell(command, plan.spec, cell, seeded));
     if (command.cell_checked) command.cell_checked(plan.tasks.size(), plan.cells.size());
   }
   plan.manifest = manifest(plan.spec, plan.cells, seeded);
@@ -136,17 +160,18 @@ SweepPlan plan_sweep(const fs::path& file, const fs::path& dir, const SweepComma
 
 void check_sweep_dir(const SweepPlan& plan, bool resume) {
   const auto& dir = plan.dir;
-  if (!fs::exists(dir)) {
-    // The folder is made later: its nearest existing ancestor must be a writable folder.
-    auto parent = fs::absolute(dir).parent_path();
-    while (!fs::exists(parent)) parent = parent.parent_path();
-    require(fs::is_directory(parent) && ::access(parent.c_str(), W_OK) == 0,
-            "invalid --out " + dir.string() + " (cannot create it: " + parent.string() +
-                " is not a writable folder)");
-    return;
-  }
-  require(fs::is_directory(dir),
-          "invalid --out " + dir.string() + " (exists and is not a directory)");
+  check_output_folder(dir, "--out");
+  // Never over its own sweep file (one kept as DIR/results.csv and resumed).
+  std::error_code error;
+  const auto file = fs::weakly_canonical(plan.file, error);
+  const auto folder = error ? fs::path() : fs::weakly_canonical(dir, error);
+  require(error || (file != folder / "sweep.json" && file != folder / "results.csv" &&
+                    file.parent_path() != folder / "cells"),
+          "invalid --out " + dir.string() + " (the sweep would write over its sweep file " +
+              plan.file.string() +
+              ": keep the sweep file out of --out's sweep.json, results.csv "
+              "and cells/)");
+  if (!fs::exists(dir)) return;  // made later, by prepare_sweep_dir
   if (!resume) {
     require(fs::is_empty(dir), "invalid --out " + dir.string() +
                                    " (not empty: use --resume to continue the sweep there, or "
@@ -170,29 +195,51 @@ void check_sweep_dir(const SweepPlan& plan, bool resume) {
   }
 }
 
+SweepDir survey_sweep_dir(const SweepPlan& plan, bool resume) {
+  SweepDir found;
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) {
+    const auto problem = resume ? cell_file_problem(plan, plan.cells[i]) : "absent";
+    if (problem.empty()) continue;
+    found.pending.push_back(i);
+    if (problem != "absent") {
+      found.stale.push_back("cell " + plan.cells[i].id + ": its file cells/" + plan.cells[i].id +
+                            ".json " + problem + " (it runs again)");
+    }
+  }
+  return found;
+}
+
 std::vector<std::size_t> prepare_sweep_dir(const SweepPlan& plan, bool resume) {
   return on_root([&] {
-    fs::create_directories(plan.dir / "cells");
+    std::error_code error;
+    fs::create_directories(plan.dir / "cells", error);
+    if (error) {
+      throw InputError("cannot write '" + (plan.dir / "cells").string() + "' (" + error.message() +
+                       ")");
+    }
     remove_stale_temporaries(plan.dir);
     remove_stale_temporaries(plan.dir / "cells");
     write_file_atomically(plan.dir / "sweep.json", plan.manifest.dump(2) + "\n");
-    std::vector<std::size_t> pending;
-    for (std::size_t i = 0; i < plan.cells.size(); ++i) {
-      if (!resume || !has_valid_json(cell_path(plan.dir, plan.cells[i]))) pending.push_back(i);
-    }
-    return pending;
+    return survey_sweep_dir(plan, resume).pending;
   });
+}
+
+Json cell_document(Json document, const SweepCell& cell) {
+  document["sweep_cell"] = cell_record(cell);
+  return document;
 }
 
 fs::path run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& pending,
                    const Parallel& parallel) {
-  // Each cell's document, read back on the rank that wrote it: rank 0 builds results.csv
-  // from these, not from files that a network file system may not show it yet.
+  // Each cell's document as written, kept by the rank that wrote it: rank 0 builds
+  // results.csv from these, not from files that a network file system may not show it yet.
   const auto ran =
       parallel_map(parallel, static_cast<std::int64_t>(pending.size()), [&](std::int64_t i) {
-        const auto cell = pending[static_cast<std::size_t>(i)];
-        plan.tasks[cell]();
-        return read_file(cell_path(plan.dir, plan.cells[cell]));
+        const auto index = pending[static_cast<std::size_t>(i)];
+        const auto& cell = plan.cells[index];
+        const auto text = cell_document(plan.tasks[index].run(parallel.stop), cell).dump(2) + "\n";
+        write_file_atomically(cell_path(plan.dir, cell), text);
+        return text;
       });
   const auto results = plan.dir / "results.csv";
   on_root([&] { write_file_atomically(results, collect_csv(plan, pending, ran)); });

@@ -18,14 +18,29 @@ std::string option_name(std::string_view key) {
   return name;
 }
 
-// The command-line text of one TOML value; lists are not allowed inside lists.
-std::string value_text(const toml::node& node, const std::string& where) {
-  if (auto v = node.value<std::string>(); v && node.is_string()) return *v;
+// The command-line text of one TOML value; a list inside the axis' list is one value whose
+// items are joined by kItemSeparator (no deeper lists).
+std::string value_text(const toml::node& node, const std::string& where, bool inner = false) {
+  const auto bad = [&](const std::string& why) {
+    throw InputError("invalid sweep file: " + where + " (" + why + ")");
+  };
+  if (auto v = node.value<std::string>(); v && node.is_string()) {
+    if (v->find(kItemSeparator) != std::string::npos) bad("a value holds the byte 0x1f");
+    return *v;
+  }
   if (node.is_integer()) return std::to_string(*node.value<std::int64_t>());
   if (node.is_floating_point()) return format_number(*node.value<double>());
   if (node.is_boolean()) return *node.value<bool>() ? "true" : "false";
-  throw InputError("invalid sweep file: " + where +
-                   " (values must be strings, numbers or booleans, or a list of those)");
+  const auto* list = node.as_array();
+  if (!list || inner) {
+    bad("values must be strings, numbers or booleans, a list of those, or a list of lists for "
+        "an option that takes several values");
+  }
+  if (list->empty()) bad("a list inside the list needs at least one value");
+  std::string items;
+  for (const auto& item : *list)
+    items += (items.empty() ? "" : std::string(1, kItemSeparator)) + value_text(item, where, true);
+  return items;
 }
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -59,6 +74,13 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
+// A value as a message shows it: "4", or a list's items "v4-csa,nsa".
+std::string item_text(const std::string& value) {
+  auto text = value;
+  std::replace(text.begin(), text.end(), kItemSeparator, ',');
+  return text;
+}
+
 SweepAxis read_axis(const std::string& key, const toml::node& node, const std::string& file) {
   const auto where = "option '" + key + "' in " + file;
   SweepAxis axis{option_name(key), {}};
@@ -68,7 +90,7 @@ SweepAxis read_axis(const std::string& key, const toml::node& node, const std::s
       auto value = value_text(item, where);
       // Two cells of one ID would run twice and repeat their rows in results.csv.
       require(std::find(axis.values.begin(), axis.values.end(), value) == axis.values.end(),
-              "invalid sweep file: " + where + " (lists " + value +
+              "invalid sweep file: " + where + " (lists " + item_text(value) +
                   " twice: each value once, since each makes its own cells)");
       axis.values.push_back(std::move(value));
     }
@@ -79,6 +101,10 @@ SweepAxis read_axis(const std::string& key, const toml::node& node, const std::s
 }
 
 }  // namespace
+
+std::vector<std::string> value_items(const std::string& value) {
+  return split_text(value, kItemSeparator);
+}
 
 SweepSpec read_sweep_file(const std::filesystem::path& path) {
   const auto file = path.string();

@@ -85,6 +85,7 @@ TEST_CASE("demo into a path that cannot be a folder: one line, exit status 2") {
   std::ofstream(dir / "file") << "x";
   const auto result = run_cli("demo --no-figures --out " + (dir / "file").string() + "/sub");
   CHECK(result.status == 2);
-  CHECK(result.err == "phasesim demo: invalid --out " + (dir / "file").string() + "/sub (" +
-                          (dir / "file").string() + "/sub cannot be created: Not a directory)\n");
+  CHECK(result.err == "phasesim demo: invalid --out " + (dir / "file").string() +
+                          "/sub (cannot create it: " + (dir / "file").string() +
+                          " is not a folder)\n");
 }

@@ -162,13 +162,20 @@ TEST_CASE("diagnose warns when the fit's deviance says the model cannot have mad
   REQUIRE(misfit.status == 0);
   CHECK(misfit.err.starts_with(
       "phasesim diagnose: warning: the model does not fit the table: deviance "));
+  // Then the stride against the detected period (issue 40): 3 does not divide 4.
+  const std::string stride_line =
+      "phasesim diagnose: warning: --stride 4 contradicts the table: over 12 groups it predicts "
+      "period 4, yet the groups show period 3; the phases below pool by the stride: check "
+      "--stride and the order of the groups\n";
   CHECK(misfit.err.ends_with(
       " < 0.001 (the groups pooled into one phase differ: check --stride and the group order); "
-      "read the fitted beta and weights as rough\n"));
-  CHECK(std::count(misfit.err.begin(), misfit.err.end(), '\n') == 1);
+      "read the fitted beta and weights as rough\n" +
+      stride_line));
+  CHECK(std::count(misfit.err.begin(), misfit.err.end(), '\n') == 2);
   const auto bad = nlohmann::json::parse(misfit.out);
-  REQUIRE(bad["warnings"].size() == 1);
-  CHECK("phasesim diagnose: warning: " + bad["warnings"][0].get<std::string>() + "\n" ==
+  REQUIRE(bad["warnings"].size() == 2);
+  CHECK("phasesim diagnose: warning: " + bad["warnings"][0].get<std::string>() + "\n" +
+            stride_line ==
         misfit.err);
   CHECK(bad["fits"][0]["misfit"] == true);
   CHECK(bad["fits"][0]["table_deviance_df"] == 8);

@@ -153,7 +153,10 @@ failure)
   status=0
   ranks 3 sweep grid.toml --out broken --resume --threads 1 >/dev/null 2>broken.err || status=$?
   ((status == 2)) || fail "a failing cell under 3 ranks: exit status $status, not 2"
-  grep '^phasesim' broken.err >lines.txt || true
+  # --resume first warns, once, that the cell's file is no file; then one error names the rank.
+  grep -c "^phasesim sweep: warning: cell .*: its file cells/$cell is not a file (it runs again)$" \
+    broken.err | grep -qx 1 || fail "no single warning about cells/$cell: $(cat broken.err)"
+  grep '^phasesim' broken.err | grep -v ': warning: ' >lines.txt || true
   [[ $(wc -l <lines.txt) == 1 ]] || fail "not one message: $(cat lines.txt)"
   grep -Eq "^phasesim sweep: rank [0-2] of 3: cannot write '.*/$cell' \(Is a directory\)$" lines.txt ||
     fail "message: $(cat lines.txt)"

@@ -82,7 +82,8 @@ TEST_CASE("given values: typed, by name or alias, with dashes or underscores") {
 }
 
 TEST_CASE("text is read one way for every front door that gives text (the CLI, sweep files)") {
-  CHECK(read_text(option("count"), "010") == 10);  // decimal, never octal
+  CHECK(read_text(option("count"), "10") == 10);
+  CHECK(read_text(option("count"), "0") == 0);
   CHECK(read_text(option("beta"), "1e3") == 1000.0);
   CHECK(read_text(option("weights"), "1,2.5") == Json::array({1.0, 2.5}));
   CHECK(read_text(option("flag"), "true") == true);
@@ -97,8 +98,13 @@ TEST_CASE("text is read one way for every front door that gives text (the CLI, s
           "invalid --count '99999999999999999999' (out of range for this option)");
   refused("seed", "-1", "invalid --seed '-1' (must be an integer in [0, 2^64 - 1])");
   refused("beta", "+5", "invalid --beta '+5' (must be a number)");
+  // Decimal, and a leading zero refused rather than read as 10 or octal 8 (issue 40).
+  refused("count", "010", "invalid --count '010' (a leading zero: numbers are decimal, write 10)");
+  refused("seed", "007", "invalid --seed '007' (a leading zero: numbers are decimal, write 7)");
+  refused("beta", "-00.5",
+          "invalid --beta '-00.5' (a leading zero: numbers are decimal, write -0.5)");
   refused("weights", "1,,2",
-          "invalid --weights '' (an empty value: give one, or leave --weights out)");
+          "invalid --weights '1,,2' (item 2 is empty: separate the values by single commas)");
   refused("flag", "yes", "invalid --flag 'yes' (a flag takes true or false)");
 }
 

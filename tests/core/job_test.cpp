@@ -87,7 +87,7 @@ TEST_CASE("numbers, strings, vectors and structs come back from bytes as they le
   lockin.result = run;
   check_across(lockin);
   check_across(Ascent{{0.5, -1}, {0.75, {0.5, 1}, {1e-12, -2e-12}}, 12});
-  check_across(PhaseGradients{{0.5, 0.25}, {{1, 2}, {3, 4}}});
+  check_across(PhaseGradients{{0.5, 0.25}, {0, 1, 0, 1}, {1, 2, 3, 4}, {0.1, 0.2, 0.3, 0.4}});
 }
 
 TEST_CASE("bytes that run out are an error, not garbage") {

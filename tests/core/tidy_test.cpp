@@ -6,9 +6,11 @@
 using namespace phasesim;
 
 TEST_CASE("tidy: one row per item of the row list, the document's scalars on each") {
+  // Bookkeeping is no column: schema, command, and a sweep cell's record of itself.
   const auto doc = Json::parse(R"({"schema": "phasesim/1", "command": "niah", "window": 8,
     "gates": ["last"], "summary": {"mean": 0.5, "by": {"x": 1}}, "dim": null,
-    "groups": [{"group": 0, "accuracy": 0.25, "window": 3}, {"group": 1, "accuracy": 0.75}]})");
+    "groups": [{"group": 0, "accuracy": 0.25, "window": 3}, {"group": 1, "accuracy": 0.75}],
+    "sweep_cell": {"id": "0123456789abcdef", "options": {"window": "8"}}})");
   const auto table = tidy_table(doc);
   // A row's own "window" says more than the document's, which the other row keeps.
   CHECK(table.columns ==

@@ -36,6 +36,11 @@ SKIPPED = [
     ("cmake -S . -B build ...", "reconfigures the build under test"),
     ("mpirun -np 4 ...", "MPI, 12,500 prompts x 8 groups of the full engine: minutes; ctest mpi_* runs MPI"),
     ("#!/bin/bash ...", "a Slurm batch script: needs a cluster"),
+    ("bash scripts/build.sh phasesim_command_benchmarks",
+     "builds the benchmarks, which the next example runs"),
+    ("build/phasesim_command_benchmarks --benchmark_out=commands.json --benchmark_out_format=json",
+     "the whole grid of benchmarks/command_cases.cpp: about 80 s of CPU, 3 minutes on the loaded "
+     "machine; tests/commands/estimate_test.cpp reads the recorded run"),
     ("experiments/run.sh period-equals-stride",
      "ctest experiment_period-equals-stride runs it and checks it against expected/"),
 ]

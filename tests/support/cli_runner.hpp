@@ -27,6 +27,13 @@ inline std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+/// Writes `text` to `path` (a test's input file: a table, a sweep file) and returns the path.
+inline std::filesystem::path write_file(const std::filesystem::path& path,
+                                        const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
 /// A fresh empty directory under the system temp dir, removed when the object dies.
 class TempDir {
  public:
@@ -100,6 +107,18 @@ inline void check_refused(const std::vector<BadInput>& cases, const std::string&
     CHECK(result.err == said + c.message + "\n");
     CHECK(result.out.empty());
     CHECK(!std::filesystem::exists(out));
+  }
+}
+
+/// check_refused for command lines without --json (sweep and demo have none) or that give
+/// their own: exit status 2, exactly `message` on stderr, nothing on stdout.
+inline void check_refused_as_is(const std::vector<BadInput>& cases) {
+  for (const auto& c : cases) {
+    CAPTURE(c.arguments);
+    const auto result = run_cli(c.arguments);
+    CHECK(result.status == 2);
+    CHECK(result.err == c.message + "\n");
+    CHECK(result.out.empty());
   }
 }
 

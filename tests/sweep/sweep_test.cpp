@@ -25,13 +25,9 @@
 using namespace phasesim;
 using namespace phasesim::sweep;
 namespace fs = std::filesystem;
+using test::write_file;
 
 namespace {
-
-fs::path write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-  return path;
-}
 
 // Every file under `dir` (relative path -> content).
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
@@ -103,9 +99,17 @@ TEST_CASE("bad sweep files are rejected with their reason") {
         "invalid sweep file " + f + " (unknown key 'bogus'; allowed: command, seed, [options])");
   check("command = \"channel\"\n[options]\nbeta = []\n",
         "invalid sweep file: option 'beta' in " + f + " (a list needs at least one value)");
-  check("command = \"channel\"\n[options]\nbeta = [[1]]\n",
+  // A list inside the list is one value that is a list; deeper, or empty, it is refused.
+  check("command = \"channel\"\n[options]\nbeta = [[[1]]]\n",
         "invalid sweep file: option 'beta' in " + f +
-            " (values must be strings, numbers or booleans, or a list of those)");
+            " (values must be strings, numbers or booleans, a list of those, or a list of lists "
+            "for an option that takes several values)");
+  check("command = \"channel\"\n[options]\nbeta = [[]]\n",
+        "invalid sweep file: option 'beta' in " + f +
+            " (a list inside the list needs at least one value)");
+  check("command = \"channel\"\n[options]\nu = [[0.5, 1], [0.5, 1]]\n",
+        "invalid sweep file: option 'u' in " + f +
+            " (lists 0.5,1 twice: each value once, since each makes its own cells)");
   check("command = \"channel\"\nseed = -1\n",
         "invalid sweep file " + f + " (seed must be an integer >= 0)");
   check(
@@ -214,22 +218,22 @@ struct Square {
   bool fail_from_5 = false;
 
   SweepCommand command() {
-    return {[this](const std::vector<std::string>& command, const CellOptions& options,
-                   const fs::path& json) { return prepare(command, options, json); },
+    return {[this](const std::vector<std::string>& command, const CellOptions& options) {
+              return prepare(command, options);
+            },
             [](const std::vector<std::string>& command, const std::string& option) {
               require(command == std::vector<std::string>{"square"}, "unknown command");
               return option == "--seed" || option == "--json";
             }};
   }
 
-  CellTask prepare(const std::vector<std::string>& command, const CellOptions& options,
-                   const fs::path& json) {
+  CellTask prepare(const std::vector<std::string>& command, const CellOptions& options) {
     REQUIRE(command == std::vector<std::string>{"square"});
     const std::map<std::string, std::string> values(options.begin(), options.end());
     const int x = std::stoi(values.at("x"));
     require(x >= 0, "invalid --x " + values.at("x") + " (must be >= 0)");
     const std::uint64_t seed = std::stoull(values.at("seed"));
-    return [this, x, seed, json] {
+    const auto run = [this, x, seed](const std::function<bool()>&) {
       ++runs;
       if (fail_from_5 && x >= 5) throw std::runtime_error("cell x=" + std::to_string(x));
       // Later cells finish first, so the files must not depend on the finishing order.
@@ -239,8 +243,9 @@ struct Square {
       doc["seed"] = seed;
       doc["square"] = x * x;
       doc["draw"] = RandomStream(seed, 0, 0, Stream::channel).normal(0, 0);
-      write_file_atomically(json, doc.dump(2) + "\n");
+      return doc;
     };
+    return {run, {1.0 * x, 0}};
   }
 };
 

@@ -321,6 +321,37 @@ double single_entry_success(double u, double beta, std::int64_t entries) {
   return success_probability(beta, one, entries);
 }
 
+NeedleEntry law_entry(EntryLaw law, double beta, double x) {
+  switch (law) {
+    case EntryLaw::shares:
+      return {beta * x, std::sqrt(1 - x)};
+    case EntryLaw::linear:
+      return {beta * x, 1.0};
+    case EntryLaw::normalized:
+      break;
+  }
+  return normalized_entry(beta, x);
+}
+
+SuccessGradient law_success_gradient(EntryLaw law, double beta, std::int64_t entries,
+                                     std::span<const double> x, std::int64_t top_k) {
+  if (law == EntryLaw::normalized) return success_gradient(beta, x, entries, top_k);
+  std::vector<NeedleEntry> needle;
+  for (double v : x) needle.push_back(law_entry(law, beta, std::clamp(v, 0.0, 1.0)));
+  const auto distractors = entries - static_cast<std::int64_t>(needle.size());
+  const auto p = top_k == 1 ? needle_success_gradient(needle, distractors)
+                            : top_k_success_gradient(needle, distractors, top_k);
+  SuccessGradient result{p.probability, std::vector<double>(x.size(), 0.0)};
+  for (std::size_t s = 0; s < x.size(); ++s) {
+    // At sd = 0 the shares' sd term has the limit -f'(mean)/2, left out: the gate is one-hot
+    // there, and its logit gradient vanishes whatever dP/dx_s is.
+    const double sd = needle[s].sd;
+    const double noise = law == EntryLaw::shares && sd > 0 ? p.d_sd[s] / (2 * sd) : 0.0;
+    result.d_u[s] = beta * p.d_mean[s] - noise;
+  }
+  return result;
+}
+
 Json channel_document(double beta, std::span<const double> u, std::int64_t entries) {
   const double p = success_probability(beta, u, entries);
   const auto m = static_cast<std::int64_t>(u.size());

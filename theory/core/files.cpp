@@ -29,11 +29,19 @@ namespace fs = std::filesystem;
 }
 
 // stat(2) of `path` without following a final symlink when `link` is set; nullopt when
-// nothing is there.
-std::optional<struct stat> status_of(const fs::path& path, bool link) {
+// nothing is there. Any other failure (a name too long, a folder that may not be searched, a
+// file where a folder should be) calls fail(errno), which throws.
+template <typename Fail>
+std::optional<struct stat> status_of(const fs::path& path, bool link, Fail fail) {
   struct stat st {};
-  if ((link ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) != 0) return std::nullopt;
-  return st;
+  if ((link ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0) return st;
+  if (errno != ENOENT) fail(errno);
+  return std::nullopt;
+}
+
+// What a write to `path` throws for errno `error`.
+auto write_failure(const fs::path& path) {
+  return [&path](int error) { cannot_write(path, error); };
 }
 
 // The file a write to `path` lands on: symlinks followed, one link at a time, to a path that
@@ -41,7 +49,7 @@ std::optional<struct stat> status_of(const fs::path& path, bool link) {
 fs::path output_target(const fs::path& path) {
   fs::path at = path;
   for (int hops = 0; hops < 40; ++hops) {  // 40: Linux's own limit on links in a path
-    const auto st = status_of(at, true);
+    const auto st = status_of(at, true, write_failure(path));
     if (!st || !S_ISLNK(st->st_mode)) return at;
     std::error_code error;
     const auto target = fs::read_symlink(at, error);
@@ -121,7 +129,8 @@ void replace_regular(const fs::path& path, const fs::path& target, std::string_v
 }  // namespace
 
 std::string read_input_file(const fs::path& path, const std::string& what) {
-  const auto st = status_of(path, false);
+  const auto st =
+      status_of(path, false, [&](int error) { cannot_read(path, what, std::strerror(error)); });
   if (!st) cannot_read(path, what, "no such file");
   if (S_ISDIR(st->st_mode)) cannot_read(path, what, "a directory, not a file");
   if (!S_ISREG(st->st_mode)) cannot_read(path, what, "not a regular file: a FIFO or a device");
@@ -138,7 +147,7 @@ std::string read_input_file(const fs::path& path, const std::string& what) {
 
 void check_output_file(const fs::path& path) {
   const auto target = output_target(path);
-  const auto st = status_of(target, false);
+  const auto st = status_of(target, false, write_failure(path));
   if (st && S_ISDIR(st->st_mode)) cannot_write(path, EISDIR);
   if (st && !S_ISREG(st->st_mode)) {
     if (::access(target.c_str(), W_OK) != 0) cannot_write(path, errno);
@@ -153,13 +162,58 @@ void check_output_file(const fs::path& path) {
 
 void write_file_atomically(const fs::path& path, std::string_view content) {
   const auto target = output_target(path);
-  const auto st = status_of(target, false);
+  const auto st = status_of(target, false, write_failure(path));
   if (st && S_ISDIR(st->st_mode)) cannot_write(path, EISDIR);
   if (st && !S_ISREG(st->st_mode)) {
     write_through(path, target, content);
   } else {
     replace_regular(path, target, content, st);
   }
+}
+
+bool same_file(const fs::path& output, const fs::path& other) {
+  std::error_code error;
+  const auto a = fs::status(output, error), b = fs::status(other, error);
+  if (fs::exists(a) || fs::exists(b)) {
+    return fs::is_regular_file(a) && fs::is_regular_file(b) && fs::equivalent(output, other, error);
+  }
+  const auto x = fs::weakly_canonical(output, error);
+  if (error) return false;
+  const auto y = fs::weakly_canonical(other, error);
+  return !error && x == y;
+}
+
+void check_output_folder(const fs::path& dir, const std::string& option) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("invalid " + option + " " + dir.string() + " (" + why + ")");
+  };
+  // A folder made later: each of its names must fit the file system's limit (the nearest
+  // folder that exists says nothing about the names below it).
+  for (const auto& name : dir) {
+    if (name.string().size() > NAME_MAX) {
+      refuse("cannot create it: a name of " + std::to_string(name.string().size()) +
+             " bytes, the limit is " + std::to_string(NAME_MAX));
+    }
+  }
+  if (dir.string().size() >= PATH_MAX) refuse(std::strerror(ENAMETOOLONG));
+  // The nearest part of the path that is there, as the user wrote it: the folder itself, or
+  // where it is made ("." for a relative path whose first name is new).
+  fs::path at = dir;
+  std::optional<struct stat> st;
+  for (;;) {
+    st = status_of(at, false, [&](int error) {
+      if (error != ENOTDIR) refuse("cannot create it: " + std::string(std::strerror(error)));
+    });
+    if (st || at == at.parent_path() || at == ".") break;
+    at = at.has_parent_path() ? at.parent_path() : fs::path(".");
+  }
+  const bool here = at == dir;
+  const auto where = here ? std::string() : "cannot create it: " + at.string() + " ";
+  if (!st || !S_ISDIR(st->st_mode)) {
+    refuse(here ? "exists and is not a folder" : where + "is not a folder");
+  }
+  if (::access(at.c_str(), W_OK | X_OK) != 0)
+    refuse(where + (here ? "" : "is ") + "not a writable folder");
 }
 
 }  // namespace phasesim

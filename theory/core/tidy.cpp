@@ -9,7 +9,8 @@ namespace {
 using Row = std::map<std::string, Json>;
 
 constexpr const char* kRowLists[] = {"groups", "phases", "rows"};
-constexpr const char* kBookkeeping[] = {"schema", "command", "phasesim_version"};
+// sweep_cell: a sweep cell's record of itself (results.csv names the cell in its first column).
+constexpr const char* kBookkeeping[] = {"schema", "command", "phasesim_version", "sweep_cell"};
 
 bool is_scalar_list(const Json& value) {
   return value.is_array() &&

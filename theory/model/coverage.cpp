@@ -72,16 +72,28 @@ WorkEstimate coverage_work(const Geometry& geometry) {
   return {7e-7 * slots + 6.5e-6 * phases, 64 * slots + 1024 * phases};
 }
 
+namespace {
+
+// The option a refusal names: the one whose rows dominate the estimate (slots for --window,
+// phase rows for --stride), not always --window.
+std::string coverage_sizes(const Geometry& geometry) {
+  return 64.0 * geometry.window >= 1024.0 * geometry.stride
+             ? "--window " + std::to_string(geometry.window)
+             : "--stride " + std::to_string(geometry.stride);
+}
+
+}  // namespace
+
 Gate coverage_gate(const Geometry& geometry, const std::string& spec) {
   geometry.validate();
-  check_work("--window " + std::to_string(geometry.window), coverage_work(geometry), 1);
+  check_work(coverage_sizes(geometry), coverage_work(geometry), 1);
   return parse_gate(spec, geometry.window);
 }
 
 Json entries_document(const Geometry& geometry, int entries) {
   geometry.validate();
   require_in_range(entries, 1, 64, "entries");
-  check_work("--window " + std::to_string(geometry.window), coverage_work(geometry), 1);
+  check_work(coverage_sizes(geometry), coverage_work(geometry), 1);
   Json doc;
   doc["window"] = geometry.window;
   doc["stride"] = geometry.stride;

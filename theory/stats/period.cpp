@@ -123,12 +123,34 @@ void validate_period_options(const PeriodOptions& options, int groups) {
   require(options.replicates >= kMinReplicates && options.replicates <= kMaxReplicates,
           "invalid --replicates " + std::to_string(options.replicates) + " (must be from " +
               std::to_string(kMinReplicates) + " to " + std::to_string(kMaxReplicates) + ")");
-  const double draws = static_cast<double>(options.replicates) * groups *
-                       static_cast<double>(candidate_periods(groups).size() + 1);
+  // Holm's correction multiplies the smallest p-value, 1 / (replicates + 1) at best, by the
+  // number of candidates: it must be able to reach alpha, or no period can ever be found.
+  const auto candidates = candidate_periods(groups).size();
+  const auto floor = static_cast<double>(candidates) / (options.replicates + 1.0);
+  if (floor > options.alpha) {
+    auto least = static_cast<int>(std::ceil(static_cast<double>(candidates) / options.alpha));
+    while (static_cast<double>(candidates) / least <= options.alpha) --least;  // rounding
+    throw InputError("invalid --replicates " + std::to_string(options.replicates) + " for " +
+                     counted(groups, "group") + " (Holm's correction over its " +
+                     counted(candidates, "candidate period") + " cannot give a p-value below " +
+                     format_number(floor) + ", above the level " + format_number(options.alpha) +
+                     ", so no period could be found: give at least " + std::to_string(least) + ")");
+  }
+  const double draws =
+      static_cast<double>(options.replicates) * groups * static_cast<double>(candidates + 1);
   require(draws <= kMaxDraws, "invalid --replicates " + std::to_string(options.replicates) +
                                   " for " + counted(groups, "group") +
                                   " (replicates x groups x (candidate periods + 1) must "
                                   "be at most 2e9)");
+}
+
+WorkEstimate period_test_estimate(const PeriodOptions& options, int groups) {
+  // Measured on one core: about 0.6 us per group of each drawn table (16 groups x 5 tests x
+  // 2e5 replicates in 9.4 s; 256 groups x 9 tests x 2e4 in 27 s), and the null statistics
+  // kept per test and replicate.
+  const double tables =
+      options.replicates * (static_cast<double>(candidate_periods(groups).size()) + 1);
+  return {6e-7 * tables * groups, 16 * tables};
 }
 
 double period_statistic(const std::vector<GroupCount>& groups, int period) {

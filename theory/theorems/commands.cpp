@@ -12,20 +12,11 @@ namespace {
 
 double parse_double(const std::string& text, const std::string& option, const std::string& whole) {
   double value = 0;
+  require(!has_leading_zero(text), "invalid " + option + " " + whole + " ('" + text + "' has " +
+                                       leading_zero_rule(text) + ")");
   require(read_number(text, value) && std::isfinite(value),
           "invalid " + option + " " + whole + " (use a:b:step or a comma list of numbers)");
   return value;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (auto end = text.find(separator); end != std::string::npos;
-       start = end + 1, end = text.find(separator, start)) {
-    parts.push_back(text.substr(start, end - start));
-  }
-  parts.push_back(text.substr(start));
-  return parts;
 }
 
 }  // namespace
@@ -120,10 +111,11 @@ void DiversityModelOptions::put(Json& doc) const {
 }
 
 std::vector<double> parse_range(const std::string& text, const std::string& option) {
-  const auto parts = split(text, ':');
+  const auto parts = split_text(text, ':');
   std::vector<double> values;
   if (parts.size() == 1) {
-    for (const auto& item : split(text, ',')) values.push_back(parse_double(item, option, text));
+    for (const auto& item : split_text(text, ','))
+      values.push_back(parse_double(item, option, text));
     return values;
   }
   require(parts.size() == 3,
@@ -164,7 +156,10 @@ void OptimizeCommand::validate() const {
 }
 
 ChainWork OptimizeCommand::work() const {
-  return chained_optimize_work(objective.objective(), search);
+  const auto o = objective.objective();
+  auto work = chained_optimize_work(o, search);
+  work.estimate += concentration_report_estimate(o, false);
+  return work;
 }
 
 GateOptimum OptimizeCommand::run(const Parallel& parallel) const {
@@ -315,20 +310,28 @@ ObjectiveOptions DiversityCommand::channel_options() const {
 void DiversityCommand::validate() const {
   t3.validate();
   require_at_least(samples, 0, "--samples");
+  check_work(
+      samples > 0
+          ? "--samples " + std::to_string(samples) + " for --heads " + heads_list(t3.heads) +
+                " at --stride " + std::to_string(t3.model.stride)
+          : "--heads " + heads_list(t3.heads) + " at --stride " + std::to_string(t3.model.stride),
+      diversity_estimate(t3.model, t3.heads, samples), Parallel{}.team());
   if (train_heads.empty()) return;
   validate_training(channel_options().objective(), training, train_heads, train_runs);
 }
 
-WorkEstimate DiversityCommand::training_estimate() const {
-  if (train_heads.empty()) return {};
-  return theorems::training_estimate(channel_options().objective(), training, train_heads,
-                                     train_runs);
+WorkEstimate DiversityCommand::estimate() const {
+  auto total = diversity_estimate(t3.model, t3.heads, samples);
+  if (train_heads.empty()) return total;
+  total +=
+      theorems::training_estimate(channel_options().objective(), training, train_heads, train_runs);
+  return total;
 }
 
 DiversityCommand::Result DiversityCommand::run(const Parallel& parallel) const {
   Result result;
   for (int n : t3.heads) {
-    result.rows.push_back(diversity_row(t3.model, n));
+    result.rows.push_back(diversity_row(t3.model, n, parallel));
     if (samples > 0)
       result.sampled.push_back(sample_diversity(t3.model, n, samples, seed, parallel));
   }
@@ -380,7 +383,10 @@ void ConcentrationCommand::validate() const {
 }
 
 ChainWork ConcentrationCommand::work() const {
-  return chained_optimize_work(objective.objective(), check.search);
+  const auto o = objective.objective();
+  auto work = chained_optimize_work(o, check.search);
+  work.estimate += concentration_report_estimate(o, true);
+  return work;
 }
 
 ConcentrationCheck ConcentrationCommand::run(const Parallel& parallel) const {
@@ -426,11 +432,13 @@ Json LockinCommand::document(const LockinCheck& result) const {
 
 void DiversityTheoremCommand::validate() const {
   t3.validate();
-  check.validate();
+  validate_diversity_check(t3.model, t3.heads, check);
+  check_work("--heads " + heads_list(t3.heads) + " at --stride " + std::to_string(t3.model.stride),
+             estimate(), 1);
 }
 
-DiversityCheck DiversityTheoremCommand::run(const Parallel&) const {
-  return check_diversity(t3.model, t3.heads, check);
+DiversityCheck DiversityTheoremCommand::run(const Parallel& parallel) const {
+  return check_diversity(t3.model, t3.heads, check, parallel);
 }
 
 Json DiversityTheoremCommand::document(const DiversityCheck& result) const {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "costs.hpp"
 #include "phasesim/channel/channel.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/theorems/optimize.hpp"
@@ -132,7 +133,7 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
   for (int t = 0; t < geometry.window; ++t) {
     const auto phi = static_cast<std::size_t>(geometry.phase_of_slot(t));
     const double push =
-        t == result.slot ? 0.0 : w[phi] * phases.d_g[phi][static_cast<std::size_t>(t)];
+        t == result.slot ? 0.0 : w[phi] * phases.derivative(static_cast<int>(phi), t);
     result.rho.push_back(push / pull);
     total += result.rho.back();
   }
@@ -140,6 +141,14 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
   // below the distractor maxima that matter): no first-order prediction.
   result.max_weight = pull > 0 ? 1 / (1 + total) : std::nan("");
   return result;
+}
+
+WorkEstimate concentration_report_estimate(const Objective& objective, bool beta_star) {
+  // The split law: one quadrature per phase with slots; the vertex: the one-hot J of every
+  // slot (two distinct phases each, best_onehot) and three more; beta*: about 40 of one entry.
+  const auto& g = objective.geometry;
+  const double quadratures = g.stride + 2.0 * g.window + 3 + (beta_star ? 40 : 0);
+  return {quadratures * detail::kQuadrature, 0};
 }
 
 }  // namespace phasesim::theorems

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "costs.hpp"
 #include "flow.hpp"
 #include "phasesim/channel/channel.hpp"
+#include "phasesim/channel/success_table.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/model/gate.hpp"
@@ -41,11 +44,24 @@ ContentSample draw_context(std::span<const double> logits, const std::vector<int
   return sample;
 }
 
+// P of a sample's needle entries: the objective's tables when it has them (table, looked up
+// once per evaluation), the quadrature otherwise.
+using SampleSuccess = std::function<channel::SuccessGradient(std::span<const double>)>;
+
+SampleSuccess sample_success(const Objective& objective) {
+  if (!objective.tables) {
+    return [&](std::span<const double> u) {
+      return channel::success_gradient(objective.beta, u, objective.entries);
+    };
+  }
+  return objective.tables->phases(channel::EntryLaw::normalized, objective.beta, objective.entries);
+}
+
 // Adds the sample's success and its logit gradient (weighted) to `result`.
-void add_sample(const Objective& objective, const std::vector<int>& slots,
+void add_sample(const SampleSuccess& success, const std::vector<int>& slots,
                 const ContentSample& sample, double weight, ObjectiveValue& result,
                 double& phase_total) {
-  const auto p = channel::success_gradient(objective.beta, sample.u, objective.entries);
+  const auto p = success(sample.u);
   phase_total += p.probability;
   result.value += weight * p.probability;
   for (std::size_t e = 0; e < slots.size(); ++e) {
@@ -118,6 +134,7 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
   const auto& geometry = objective.geometry;
   const auto w = objective.weights();
   const RandomStream stream(noise.seed, step, 0, Stream::content_context);
+  const auto success = sample_success(objective);
   ObjectiveValue result{0.0, {}, std::vector<double>(logits.size(), 0.0)};
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const auto slots = geometry.slots_of_phase(phi);
@@ -126,7 +143,7 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
     for (int k = 0; k < noise.samples && !slots.empty(); ++k) {
       const auto index = static_cast<std::uint32_t>((k / 2 * geometry.stride + phi) * 2 + k % 2);
       const auto sample = draw_context(logits, slots, noise.tau, stream, index);
-      add_sample(objective, slots, sample, weight, result, phase_total);
+      add_sample(success, slots, sample, weight, result, phase_total);
     }
     result.per_phase.push_back(phase_total / noise.samples);
   }
@@ -135,14 +152,20 @@ ObjectiveValue content_objective(const Objective& objective, std::span<const dou
 
 WorkEstimate dynamics_estimate(const Objective& objective, const DynamicsSettings& settings,
                                double runs, double steps) {
-  // Measured CPU time per step (a loaded 2-core machine, W = S = 8 / 16, W = 32 S = 8):
-  // 1.0, 2.1 and 3.5 ms, about W / 8 ms; with content noise each step draws `samples`
-  // contexts per phase, 14x the time at the default 16.
-  const double window = objective.geometry.window;
-  const double content = settings.content.tau > 0 ? settings.content.samples : 1.0;
-  const double per_step = 1e-3 * window / 8 * content;
+  // A step evaluates J about once (the flow's sub-steps are rare once it settles); with content
+  // noise it draws `samples` contexts per phase, a gate for each entry holding the needle and a
+  // table lookup (a quadrature where entries of different draws leave the table's domain):
+  // about 3 us per sample and slot at W = 8 and 32. The tables, built once for all runs, and
+  // each run's first steps: about 10 ms.
+  const auto& geometry = objective.geometry;
+  const double window = geometry.window;
+  double per_step = detail::evaluation_seconds(geometry);
+  if (settings.content.tau > 0) {
+    per_step = settings.content.samples * 3e-6 * window;
+  }
   const double points = steps / settings.record_every + 2;  // a gate of W doubles each
-  return {runs * steps * per_step, runs * (points * (window + 4) * 8 + 1024)};
+  return {detail::table_seconds(geometry, 10e-3) + runs * (2e-3 + steps * per_step),
+          runs * (points * (window + 4) * 8 + 1024)};
 }
 
 void validate_dynamics(const Objective& objective, const DynamicsSettings& settings) {
@@ -165,9 +188,9 @@ void validate_dynamics(const Objective& objective, const DynamicsSettings& setti
 }
 
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
-                         const DynamicsSettings& settings) {
+                         const DynamicsSettings& settings, const Parallel& parallel) {
   validate_dynamics(objective, settings);
-  Evaluator evaluate(objective, settings.content);
+  Evaluator evaluate(tabled(std::move(objective)), settings.content);
   detail::FlowStep flow{settings.lr, settings.max_logit_step, settings.content.tau == 0};
   auto direction_of = [&](const ObjectiveValue& at, const std::vector<double>& x) {
     return direction(at, x, settings.rule);
@@ -180,6 +203,7 @@ DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
   const bool noisy = settings.content.tau > 0;
   bool fresh = true;  // `at` holds J at the current logits with this step's draws
   for (int step = 1; step <= settings.steps; ++step) {
+    check_stop(parallel);
     const auto key = static_cast<std::uint32_t>(step);
     if (step - 1 == settings.reweight_at) {
       evaluate.objective().phase_weights = settings.reweight;

@@ -59,12 +59,13 @@ std::vector<RunSpec> run_specs(const std::string& init, int inits,
 DynamicsBatch run_dynamics_batch(const Objective& objective, const std::vector<RunSpec>& specs,
                                  const DynamicsSettings& settings, const Parallel& parallel) {
   DynamicsBatch batch;
+  const auto shared = tabled(objective);  // one set of success tables for every run
   batch.runs = parallel_map(parallel, static_cast<std::int64_t>(specs.size()), [&](std::int64_t i) {
     const auto& spec = specs[static_cast<std::size_t>(i)];
     auto run_settings = settings;
     run_settings.content.seed = spec.content_seed;
     const auto logits = initial_logits(spec.init, objective.geometry.window);
-    return BatchRun{spec, run_dynamics(objective, logits, run_settings)};
+    return BatchRun{spec, run_dynamics(shared, logits, run_settings, parallel)};
   });
   for (const auto& run : batch.runs) {
     batch.kept += run.result.final.argmax == run.result.initial.argmax ? 1 : 0;

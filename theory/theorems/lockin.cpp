@@ -30,7 +30,8 @@ bool LockinRun::locked() const {
   return (reweighted_to < 0 || result.at_reweight.argmax == a) && result.final.argmax == a;
 }
 
-LockinRun lockin_run(const Objective& objective, const LockinSettings& settings, RunSpec spec) {
+LockinRun lockin_run(const Objective& objective, const LockinSettings& settings, RunSpec spec,
+                     const Parallel& parallel) {
   const auto& geometry = objective.geometry;
   LockinRun run{std::move(spec), -1, {}};
   const auto logits = initial_logits(run.spec.init, geometry.window);
@@ -48,14 +49,15 @@ LockinRun lockin_run(const Objective& objective, const LockinSettings& settings,
     dynamics.reweight[static_cast<std::size_t>(run.reweighted_to)] = 1.0;
     dynamics.steps += settings.reweight_steps;
   }
-  run.result = run_dynamics(objective, logits, dynamics);
+  run.result = run_dynamics(objective, logits, dynamics, parallel);
   return run;
 }
 
 std::vector<LockinRun> lockin_runs(const Objective& objective, const LockinSettings& settings,
                                    const std::vector<RunSpec>& specs, const Parallel& parallel) {
+  const auto shared = tabled(objective);  // one set of success tables for every run
   return parallel_map(parallel, static_cast<std::int64_t>(specs.size()), [&](std::int64_t i) {
-    return lockin_run(objective, settings, specs[static_cast<std::size_t>(i)]);
+    return lockin_run(shared, settings, specs[static_cast<std::size_t>(i)], parallel);
   });
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "phasesim/channel/channel.hpp"
+#include "phasesim/channel/success_table.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/gate.hpp"
@@ -11,33 +13,66 @@
 namespace phasesim::theorems {
 namespace {
 
-// P and its gradient against the objective's rival: the distractors' maximum, or with top_k > 1
-// their top_k-th largest (the top-k channel).
-channel::ChannelGradient phase_channel(const Objective& objective,
-                                       std::span<const channel::NeedleEntry> needle,
-                                       std::int64_t distractors) {
-  if (objective.top_k > 1)
-    return channel::top_k_success_gradient(needle, distractors, objective.top_k);
-  return channel::needle_success_gradient(needle, distractors);
+// P and dP/dx of one phase's coordinates under a law: from the objective's success tables when
+// it has them, else from the quadrature, each distinct x once per evaluation (a one-hot gate
+// asks for two: its own phase's and that of every other phase). The tables hold the argmax
+// channel; under selection (top_k > 1, the top-k channel) every phase is integrated.
+class PhaseSuccess {
+ public:
+  PhaseSuccess(const Objective& objective, channel::EntryLaw law)
+      : objective_(objective), law_(law) {
+    if (objective.tables && objective.top_k == 1)
+      tabled_.emplace(objective.tables->phases(law, objective.beta, objective.entries));
+  }
+
+  channel::SuccessGradient operator()(std::span<const double> x) {
+    const auto& o = objective_;
+    if (tabled_) return (*tabled_)(x);
+    for (const auto& [at, value] : computed_) {
+      if (std::equal(at.begin(), at.end(), x.begin(), x.end())) return value;
+    }
+    computed_.emplace_back(std::vector<double>(x.begin(), x.end()),
+                           channel::law_success_gradient(law_, o.beta, o.entries, x, o.top_k));
+    return computed_.back().second;
+  }
+
+ private:
+  const Objective& objective_;
+  channel::EntryLaw law_;
+  std::optional<channel::SuccessTables::Phases> tabled_;
+  std::vector<std::pair<std::vector<double>, channel::SuccessGradient>> computed_;
+};
+
+// The slots of every phase in increasing order (Geometry::slots_of_phase of each), in one pass.
+std::vector<std::vector<int>> slots_by_phase(const Geometry& geometry) {
+  std::vector<std::vector<int>> slots(static_cast<std::size_t>(geometry.stride));
+  for (int s = 0; s < geometry.window; ++s) {
+    slots[static_cast<std::size_t>(geometry.phase_of_slot(s))].push_back(s);
+  }
+  return slots;
 }
 
-// P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||), then the chain rule
-// to g: du_s/dg_t = (delta_st - u_s u_t)/||g||.
-PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g) {
-  const auto& geometry = objective.geometry;
-  const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
+PhaseGradients empty_phases(const Geometry& geometry) {
   PhaseGradients result;
-  for (int phi = 0; phi < geometry.stride; ++phi) {
-    const auto slots = geometry.slots_of_phase(phi);
+  for (int s = 0; s < geometry.window; ++s) result.phase.push_back(geometry.phase_of_slot(s));
+  result.slope.assign(static_cast<std::size_t>(geometry.window), 0.0);
+  return result;
+}
+
+// P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||); the chain rule to g is
+// PhaseGradients' (du_s/dg_t = (delta_st - u_s u_t)/||g||).
+PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g) {
+  const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
+  PhaseSuccess success(objective, channel::EntryLaw::normalized);
+  auto result = empty_phases(objective.geometry);
+  result.gate.assign(g.begin(), g.end());
+  for (const auto& slots : slots_by_phase(objective.geometry)) {
     std::vector<double> phase_u;
     for (int s : slots) phase_u.push_back(std::min(u[static_cast<std::size_t>(s)], 1.0));
-    const auto p =
-        channel::success_gradient(objective.beta, phase_u, objective.entries, objective.top_k);
-    std::vector<double> d_u(g.size(), 0.0);
+    const auto p = success(phase_u);
     for (std::size_t i = 0; i < slots.size(); ++i)
-      d_u[static_cast<std::size_t>(slots[i])] = p.d_u[i];
+      result.slope[static_cast<std::size_t>(slots[i])] = p.d_u[i];
     result.success.push_back(p.probability);
-    result.d_g.push_back(normalized_backprop(g, d_u));
   }
   return result;
 }
@@ -45,54 +80,43 @@ PhaseGradients normalized_phases(const Objective& objective, std::span<const dou
 // P(phi) = A_lin(c_phi), c_phi the largest weight of phi; the gradient flows to that
 // slot only (a subgradient at ties).
 PhaseGradients linear_phases(const Objective& objective, std::span<const double> g) {
-  const auto& geometry = objective.geometry;
-  PhaseGradients result;
-  for (int phi = 0; phi < geometry.stride; ++phi) {
-    const auto slots = geometry.slots_of_phase(phi);
+  PhaseSuccess success(objective, channel::EntryLaw::linear);
+  auto result = empty_phases(objective.geometry);
+  for (const auto& slots : slots_by_phase(objective.geometry)) {
     result.success.push_back(0.0);
-    result.d_g.emplace_back(g.size(), 0.0);
     if (slots.empty()) continue;
     auto best = static_cast<std::size_t>(slots.front());
     for (int s : slots) {
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
     }
-    const channel::NeedleEntry entry{objective.beta * g[best], 1.0};
-    const auto p = phase_channel(objective, std::span(&entry, 1), objective.entries - 1);
+    const auto p = success(std::span(&g[best], 1));
     result.success.back() = p.probability;
-    result.d_g.back()[best] = objective.beta * p.d_mean[0];
+    result.slope[best] = p.d_u[0];
   }
   return result;
 }
 
-// Channel shares: slot s's entry has mean beta x_s and sd sqrt(1 - x_s) (n = 1, u = v = x),
-// so dP/dx_s = beta dP/dmean_s - dP/dsd_s / (2 sd_s).
+// Channel shares: slot s's entry has mean beta x_s and sd sqrt(1 - x_s) (n = 1, u = v = x).
 PhaseGradients channel_phases(const Objective& objective, std::span<const double> x) {
-  const auto& geometry = objective.geometry;
-  PhaseGradients result;
-  for (int phi = 0; phi < geometry.stride; ++phi) {
-    const auto slots = geometry.slots_of_phase(phi);
-    std::vector<channel::NeedleEntry> needle;
-    for (int s : slots) {
-      const double share = std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0);
-      needle.push_back({objective.beta * share, std::sqrt(1 - share)});
-    }
-    const auto distractors = objective.entries - static_cast<std::int64_t>(slots.size());
-    const auto p = phase_channel(objective, needle, distractors);
-    result.success.push_back(p.probability);
-    result.d_g.emplace_back(x.size(), 0.0);
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      // At sd = 0 (x_s = 1) the sd term's limit -f'(mean)/2 (dP/dsd ~ sd f'(mean), f the
-      // density of the rivals' maximum) is left out: the gate is one-hot there, and its
-      // logit gradient vanishes whatever dP/dx_s is.
-      const double sd = needle[i].sd;
-      const double noise = sd > 0 ? p.d_sd[i] / (2 * sd) : 0.0;
-      result.d_g.back()[static_cast<std::size_t>(slots[i])] = objective.beta * p.d_mean[i] - noise;
-    }
+  PhaseSuccess success(objective, channel::EntryLaw::shares);
+  auto result = empty_phases(objective.geometry);
+  for (const auto& slots : slots_by_phase(objective.geometry)) {
+    std::vector<double> shares;
+    for (int s : slots) shares.push_back(std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0));
+    const auto p = success(shares);
+    result.success.push_back(slots.empty() ? 0.0 : p.probability);
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      result.slope[static_cast<std::size_t>(slots[i])] = p.d_u[i];
   }
   return result;
 }
 
 }  // namespace
+
+Objective tabled(Objective objective) {
+  if (!objective.tables) objective.tables = std::make_shared<channel::SuccessTables>();
+  return objective;
+}
 
 RetentionModel parse_retention_model(std::string_view name) {
   if (name == "normalized") return RetentionModel::normalized;
@@ -154,13 +178,31 @@ ObjectiveValue evaluate_weights(const Objective& objective, std::span<const doub
               std::to_string(objective.geometry.window));
   const auto w = objective.weights();
   const auto phases = phase_gradients(objective, weights);
-  ObjectiveValue result{0.0, phases.success, std::vector<double>(weights.size(), 0.0)};
-  for (std::size_t phi = 0; phi < w.size(); ++phi) {
-    result.value += w[phi] * phases.success[phi];
-    for (std::size_t s = 0; s < weights.size(); ++s)
-      result.gradient[s] += w[phi] * phases.d_g[phi][s];
-  }
+  ObjectiveValue result{0.0, phases.success, phases.weighted_gradient(w)};
+  for (std::size_t phi = 0; phi < w.size(); ++phi) result.value += w[phi] * phases.success[phi];
   return result;
+}
+
+std::vector<double> PhaseGradients::weighted_gradient(std::span<const double> a) const {
+  std::vector<double> d_x(slope.size());
+  for (std::size_t s = 0; s < slope.size(); ++s)
+    d_x[s] = a[static_cast<std::size_t>(phase[s])] * slope[s];
+  return gate.empty() ? d_x : normalized_backprop(gate, d_x);
+}
+
+double PhaseGradients::derivative(int phi, int t) const {
+  const auto at = static_cast<std::size_t>(t);
+  const double own = phase[at] == phi ? slope[at] : 0.0;
+  if (gate.empty()) return own;
+  // normalized_backprop's arithmetic for this phase's d_u (zero off the phase), term by term.
+  double norm = 0;
+  for (double x : gate) norm += x * x;
+  norm = std::sqrt(norm);
+  double radial = 0;
+  for (std::size_t s = 0; s < gate.size(); ++s) {
+    if (phase[s] == phi) radial += gate[s] / norm * slope[s];
+  }
+  return (own - gate[at] / norm * radial) / norm;
 }
 
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights) {

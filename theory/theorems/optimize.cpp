@@ -6,6 +6,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "costs.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/theorems/concentration.hpp"
@@ -216,8 +217,10 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
                           const Parallel& parallel) {
   objective.validate();
   settings.validate();
+  // The ascents read the success tables; what is reported is the quadrature's at their optimum.
+  const auto search = tabled(objective);
   auto starts = all_starts(objective, settings);
-  auto [best, results] = run_starts(objective, starts, settings.max_iterations, parallel);
+  auto [best, results] = run_starts(search, starts, settings.max_iterations, parallel);
 
   GateOptimum optimum;
   optimum.starts = static_cast<int>(starts.size());
@@ -232,19 +235,22 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
   std::vector<Start> polish = {{"polish:onehot", split_logits(objective.geometry.window, {top})},
                                {"polish:support", split_logits(objective.geometry.window, support)},
                                {"polish:best", results[best].logits}};
-  auto [polished, refined] = run_starts(objective, polish, settings.max_iterations, parallel);
+  auto [polished, refined] = run_starts(search, polish, settings.max_iterations, parallel);
   for (const auto& r : refined) optimum.iterations += r.iterations;
   const bool better = refined[polished].at.value > results[best].at.value;
   const auto& winner = better ? refined[polished] : results[best];
   optimum.best_start = better ? polish[polished].name : starts[best].name;
   optimum.logits = winner.logits;
   optimum.gate = gate_from_logits(winner.logits, "optimum").weights;
-  optimum.objective = winner.at.value;
-  optimum.per_phase = winner.at.per_phase;
+  auto exact = objective;
+  exact.tables = nullptr;
+  const auto at = evaluate_logits(exact, winner.logits);
+  optimum.objective = at.value;
+  optimum.per_phase = at.per_phase;
   optimum.summary = summarize_gate(optimum.gate);
-  optimum.k_star_predicted = equal_split_law(objective).k_star;
+  optimum.k_star_predicted = equal_split_law(exact).k_star;
   std::tie(optimum.onehot_slot, optimum.onehot_objective) =
-      best_onehot(objective, optimum.summary.argmax);
+      best_onehot(exact, optimum.summary.argmax);
   return optimum;
 }
 
@@ -257,23 +263,31 @@ std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings
 }
 
 WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSettings& settings) {
-  // Measured: W = S = 8, 16, 32 take 0.5, 1.5 and 7 s with the defaults (19, 27 and 43
-  // ascents, mostly equal splits that converge fast), growing as W^1.3, and at most in
-  // proportion to the iteration cap; random starts take longer: --restarts 1000 at W = 8
-  // took 75 s, 0.075 s per ascent, the figure used here (so the defaults are overestimated
-  // up to 3x, and long runs of random starts are not underestimated).
-  const double window = objective.geometry.window;
-  const double per_ascent = 0.075 * std::pow(window / 8, 1.3) * settings.max_iterations / 500;
+  // Random starts run to --max-iterations (at beta >= 6 they do; below, sooner), every other
+  // start about kShortAscent iterations; each iteration evaluates J about 1.2 times. Then the
+  // report's quadratures: J at the optimum, the one-hot gates and the equal splits (2S + 2W).
+  const auto& geometry = objective.geometry;
+  const double evaluation = detail::evaluation_seconds(geometry) * detail::kEvaluationsPerIteration;
   const auto ascents = static_cast<double>(optimize_ascents(objective, settings));
-  return {ascents * per_ascent, ascents * (64 * window + 128)};
+  const double random = settings.restarts;
+  const double seconds = detail::table_seconds(geometry, 15e-3) +
+                         random * settings.max_iterations * evaluation +
+                         (ascents - random) * detail::kShortAscent * evaluation +
+                         2.0 * (geometry.stride + geometry.window) * detail::kQuadrature;
+  return {seconds, ascents * (64.0 * geometry.window + 128)};
 }
 
 ChainWork chained_optimize_work(const Objective& objective, const OptimizeSettings& settings,
                                 std::int64_t links, std::int64_t chains) {
   const auto one = optimize_ascents(objective, settings);
   ChainWork work{chains * (links * (one + 1) - 1), optimize_estimate(objective, settings)};
-  // One optimization at a time: the time adds up, the memory is one's.
-  work.estimate.seconds *= static_cast<double>(work.ascents) / static_cast<double>(one);
+  // Every link after a chain's first has one more start, the previous link's optimum; one
+  // optimization runs at a time: the time adds up, the memory is one's.
+  auto warm = settings;
+  warm.warm_starts.emplace_back();
+  const double later = optimize_estimate(objective, warm).seconds;
+  work.estimate.seconds = static_cast<double>(chains) *
+                          (work.estimate.seconds + static_cast<double>(links - 1) * later);
   return work;
 }
 

@@ -85,4 +85,20 @@ ChannelGradient top_k_success_gradient(std::span<const NeedleEntry> needle,
 /// A(0; beta, N) = 1/N (chance) and A(1; beta, N) = Phi(beta)^(N-1).
 double single_entry_success(double u, double beta, std::int64_t entries);
 
+/// How a needle entry's logit law follows one coordinate x in [0, 1] of its slot: mean beta x,
+/// and sd sqrt(1 - x^2) (normalized: x = u = g/||g||, MODEL.md section 4), sqrt(1 - x) (shares:
+/// x the share of a one-hot channel group) or 1 (linear: x = c, Theorem 1a's linear retention).
+enum class EntryLaw { normalized, shares, linear };
+
+/// The needle entry of coordinate x under `law`.
+NeedleEntry law_entry(EntryLaw law, double beta, double x);
+
+/// P and dP/dx_s of a needle held by x.size() entries of coordinates x under `law`, with
+/// entries - x.size() distractors, by the quadrature: success_gradient for normalized; for
+/// shares dP/dx = beta dP/dmean - dP/dsd / (2 sd) (the sd term left out at sd = 0, x = 1); for
+/// linear beta dP/dmean. The reference SuccessTable (success_table.hpp) is tested against.
+/// top_k > 1: against the top_k-th largest distractor (the top-k channel), as success_gradient.
+SuccessGradient law_success_gradient(EntryLaw law, double beta, std::int64_t entries,
+                                     std::span<const double> x, std::int64_t top_k = 1);
+
 }  // namespace phasesim::channel

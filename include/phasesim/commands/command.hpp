@@ -15,6 +15,7 @@
 //     Result run(const Context& context) const;
 //     Json document(const Result& result) const;
 //     std::vector<std::string> warnings() const;           // optional
+//     std::vector<std::string> input_files() const;        // optional: what outputs may not name
 //   };
 //
 // The CLI runs C itself (its tables read the typed result); Python, the page and sweeps run
@@ -105,10 +106,21 @@ class Command {
   virtual std::unique_ptr<Prepared> prepare(const Json& given) const = 0;
 };
 
+/// A file a front door writes beside the command's own outputs: the CLI's --json PATH.
+struct OutputPath {
+  std::string option;  ///< "--json"
+  std::string path;
+};
+
 /// Checks what every command's options share before the command validates its own: the
-/// threads (check_threads) and, after it, that every output file can be written.
+/// threads (check_threads) and, after it, the output files (the table's and `more`): each can
+/// be written, and none is the same file as an input of the command (its file options, "@FILE"
+/// in a value: --gates @g.json, and the files it says it reads, `read`: a checkpoint's shards)
+/// or as another output, symlinks and hard links followed. Throws InputError naming the output.
 void check_threads_option(const std::vector<Option>& table, int threads);
-void check_output_options(const std::vector<Option>& table, const Json& given);
+void check_output_options(const std::vector<Option>& table, const Json& given,
+                          const std::vector<OutputPath>& more = {},
+                          const std::vector<std::string>& read = {});
 
 namespace detail {
 
@@ -116,6 +128,16 @@ template <class C>
 std::vector<std::string> warnings_of(const C& command) {
   if constexpr (requires { command.warnings(); }) {
     return command.warnings();
+  } else {
+    return {};
+  }
+}
+
+/// The files a command reads, where it says (input_files()): outputs may not name them.
+template <class C>
+std::vector<std::string> input_files_of(const C& command) {
+  if constexpr (requires { command.input_files(); }) {
+    return command.input_files();
   } else {
     return {};
   }
@@ -133,12 +155,12 @@ class CommandOf final : public Command {
   const CommandInfo& info() const override { return info_; }
   const std::vector<Option>& options() const override { return table_.options(); }
 
-  /// The typed command, validated: what the CLI runs.
-  std::shared_ptr<const C> make(const Json& given) const {
+  /// The typed command, validated: what the CLI runs (`more`: its --json).
+  std::shared_ptr<const C> make(const Json& given, const std::vector<OutputPath>& more = {}) const {
     auto options = table_.parse(given);
     check_threads_option(table_.options(), table_.threads(options));
     auto command = std::make_shared<const C>(std::move(options), environment_);
-    check_output_options(table_.options(), given);
+    check_output_options(table_.options(), given, more, detail::input_files_of(*command));
     return command;
   }
 

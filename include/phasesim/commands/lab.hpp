@@ -55,7 +55,8 @@ class Diagnose {
   Diagnose(Options options, const Environment& environment);
   const Options& options() const { return options_; }
   const diagnose::CountTable& counts() const { return counts_; }
-  Work work() const { return {}; }
+  /// The period tests' (stats::period_test_estimate), which dominate.
+  Work work() const { return {stats::period_test_estimate(options_.spec.period, counts_.size())}; }
   Result run(const Context& context) const;
   Json document(const Result& result) const;
 

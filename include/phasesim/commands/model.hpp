@@ -9,6 +9,7 @@
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/niah/architecture.hpp"
+#include "phasesim/niah/run.hpp"
 
 namespace phasesim::commands {
 
@@ -40,9 +41,9 @@ class Channel {
 class Coverage {
  public:
   struct Options {
-    int window = 8;
-    int stride = 4;
-    std::string gates = "last";
+    int window = Geometry{}.window;
+    int stride = Geometry{}.stride;
+    std::string gates = niah::NiahSpec{}.gates;
     std::optional<std::string> index_gates;
     std::optional<std::string> arch;
   };

@@ -19,7 +19,12 @@ class ParityRun {
     engines::ParityLabels labels;
   };
 
-  Work work() const { return {}; }
+  /// Both engines' estimates (what a long run's note and a sweep's total count).
+  Work work() const {
+    auto estimate = reference_.estimate();
+    estimate += candidate_.estimate();
+    return {estimate};
+  }
   Result run(const Context& context) const;
   Json document(const Result& result) const;
   const niah::NiahRun& niah_run() const { return reference_.run(); }

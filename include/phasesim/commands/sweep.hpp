@@ -35,22 +35,28 @@ class Sweep {
   static CommandInfo info();
   static OptionTable<Options> table(const Environment& environment);
   /// Reads the sweep file and checks every cell (Environment::preparing after each) and
-  /// --out.
+  /// --out, and bounds the cells to run (the sum of their estimates, core/budget.hpp: their
+  /// time on --threads cells at once, the memory of that many).
   Sweep(Options options, const Environment& environment);
   const Options& options() const { return options_; }
   const sweep::SweepPlan& plan() const { return *plan_; }
-  Work work() const { return {{}, plan_->cells.size(), "cells"}; }
+  Work work() const { return {estimate_, plan_->cells.size(), "cells"}; }
+  /// With --resume, a line for each cell file in --out that holds no document of its cell
+  /// (it runs again).
+  std::vector<std::string> warnings() const { return stale_; }
   /// Prepares --out, runs the cells not finished there (Context::parallel counts them;
   /// Context::resumed hears how many were), writes results.csv.
   Result run(const Context& context) const;
-  /// sweep.json's content with the run's: file, out, resume, cells_run, cells_resumed and
-  /// results (the path of results.csv).
+  /// sweep.json's content with the run's: file, out, resume, cells_run, cells_resumed,
+  /// results (the path of results.csv) and warnings.
   Json document(const Result& result) const;
 
  private:
   Options options_;
   std::shared_ptr<const CommandRegistry> registry_;  // the cells' commands
   std::shared_ptr<const sweep::SweepPlan> plan_;
+  WorkEstimate estimate_;
+  std::vector<std::string> stale_;
 };
 
 }  // namespace phasesim::commands

@@ -64,7 +64,7 @@ class Diversity
   using TheoryCommand::TheoryCommand;
   static CommandInfo info();
   static OptionTable<Options> table(const Environment& environment);
-  Work work() const { return {options_.command.training_estimate()}; }
+  Work work() const { return {options_.command.estimate()}; }
 };
 
 /// `theorem concentration` (T1).
@@ -93,7 +93,7 @@ class TheoremDiversity
   using TheoryCommand::TheoryCommand;
   static CommandInfo info();
   static OptionTable<Options> table(const Environment& environment);
-  Work work() const { return {}; }
+  Work work() const { return {options_.command.estimate(), 0, {}, true}; }
 };
 
 }  // namespace phasesim::commands

@@ -12,6 +12,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <vector>
 
 namespace phasesim {
 
@@ -40,13 +43,17 @@ inline std::string format_number(double value) {
   return std::string(buffer, result.ptr);
 }
 
-/// Whether the whole of `text` reads as a number (std::from_chars' grammar: no '+', no
-/// spaces, no hexadecimal), which it then stores in `value`.
-inline bool read_number(std::string_view text, double& value) {
+namespace detail {
+
+inline std::errc read_real(std::string_view text, double& value) {
   const auto* end = text.data() + text.size();
   const auto result = std::from_chars(text.data(), end, value);
-  return result.ec == std::errc() && result.ptr == end;
+  return result.ec != std::errc() ? result.ec
+         : result.ptr == end      ? std::errc()
+                                  : std::errc::invalid_argument;
 }
+
+}  // namespace detail
 
 #else
 
@@ -69,19 +76,80 @@ inline std::string format_number(double value) {
   return plain.size() <= scientific.size() ? plain : scientific;
 }
 
-inline bool read_number(std::string_view text, double& value) {
+namespace detail {
+
+inline std::errc read_real(std::string_view text, double& value) {
   if (text.empty() || text[0] == '+' || std::isspace(static_cast<unsigned char>(text[0])) ||
       text.find_first_of("xX") != std::string_view::npos) {
-    return false;
+    return std::errc::invalid_argument;
   }
   const std::string copy(text);
   char* end = nullptr;
   errno = 0;
   value = std::strtod(copy.c_str(), &end);
-  return errno != ERANGE && end == copy.c_str() + copy.size();
+  if (end != copy.c_str() + copy.size()) return std::errc::invalid_argument;
+  return errno == ERANGE ? std::errc::result_out_of_range : std::errc();
 }
 
+}  // namespace detail
+
 #endif
+
+// phasesim's one grammar of numbers, for every option, file and list (the CLI's words, sweep
+// files, gate specs, tables): decimal, as std::from_chars reads it (no '+', no spaces, no
+// hexadecimal), and no leading zeros. C, shells and Python 2 read "010" as octal 8, TOML
+// and JSON refuse it: phasesim refuses it too rather than guess.
+
+/// Whether the digits of `text` start with a zero that another digit follows: "010", "-07",
+/// "00.5" (not "0", "0.5", "-0" or "1e05").
+inline bool has_leading_zero(std::string_view text) {
+  if (text.starts_with('-')) text.remove_prefix(1);
+  return text.size() >= 2 && text[0] == '0' && std::isdigit(static_cast<unsigned char>(text[1]));
+}
+
+/// What a refusal of such a number says: "a leading zero: numbers are decimal, write 10".
+inline std::string leading_zero_rule(std::string_view text) {
+  std::string shown(text.starts_with('-') ? "-" : "");
+  auto digits = text.substr(shown.size());
+  while (digits.size() >= 2 && digits[0] == '0' &&
+         std::isdigit(static_cast<unsigned char>(digits[1])))
+    digits.remove_prefix(1);
+  return "a leading zero: numbers are decimal, write " + shown.append(digits);
+}
+
+/// Reads the whole of `text` as a T (an integer type or double) in that grammar: std::errc()
+/// and the value in `value`, result_out_of_range beyond T's range, else invalid_argument.
+template <typename T>
+std::errc read_decimal(std::string_view text, T& value) {
+  if (has_leading_zero(text)) return std::errc::invalid_argument;
+  if constexpr (std::is_floating_point_v<T>) {
+    return detail::read_real(text, value);
+  } else {
+    const auto* end = text.data() + text.size();
+    const auto result = std::from_chars(text.data(), end, value);
+    return result.ec != std::errc() ? result.ec
+           : result.ptr == end      ? std::errc()
+                                    : std::errc::invalid_argument;
+  }
+}
+
+/// Whether the whole of `text` reads as a number in that grammar, which it then stores in
+/// `value`.
+inline bool read_number(std::string_view text, double& value) {
+  return read_decimal(text, value) == std::errc();
+}
+
+/// The parts of `text` between the `separator`s, empty ones kept: "a,,b" gives "a", "", "b".
+inline std::vector<std::string> split_text(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (auto end = text.find(separator); end != std::string_view::npos;
+       start = end + 1, end = text.find(separator, start)) {
+    parts.emplace_back(text.substr(start, end - start));
+  }
+  parts.emplace_back(text.substr(start));
+  return parts;
+}
 
 /// `value` with `digits` decimals ("0.990000"), for reports and tables.
 inline std::string format_fixed(double value, int digits) {

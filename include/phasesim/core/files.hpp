@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace phasesim {
 
 /// The whole text of the input file `path`. Throws InputError "cannot read WHAT 'PATH'
 /// (REASON)" when it is missing, not a regular file (a directory, FIFO or device), or
-/// unreadable; `what` names the input, e.g. "table" or "gate file".
+/// unreadable (a name too long, no permission); `what` names the input, e.g. "table" or "gate
+/// file".
 std::string read_input_file(const std::filesystem::path& path, const std::string& what);
 
 /// Throws InputError "cannot write 'PATH' (REASON)" unless write_file_atomically(path, ...)
@@ -17,6 +19,17 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
 /// file, or `path` names a device or a FIFO that can be opened for writing. Called before
 /// long work, so that the work is not lost at the end.
 void check_output_file(const std::filesystem::path& path);
+
+/// Whether writing `output` would replace the file `other` names: the same regular file
+/// (symlinks and hard links followed), or, when neither is there yet, the same path. Devices
+/// and FIFOs are never the same file (two outputs may both be /dev/null).
+bool same_file(const std::filesystem::path& output, const std::filesystem::path& other);
+
+/// Throws InputError "invalid OPTION DIR (REASON)" unless `dir` is a folder that a run may write
+/// into: an existing folder that takes new files, or one that can be made (its names within
+/// the file system's limit, the nearest part of it that exists a writable folder). For
+/// --out, before any work.
+void check_output_folder(const std::filesystem::path& dir, const std::string& option);
 
 /// Writes `content` to `path` so that readers see either the old file or the complete new
 /// one, never a partial write, and never replaces anything but a regular file:

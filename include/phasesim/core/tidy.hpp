@@ -7,7 +7,8 @@
 // architecture.heads[i].phases, each row labelled with its parent item's columns); one row
 // when there is none. Every scalar of the document is a column, and so is every list of
 // scalars (as JSON text in CSV) and every scalar of a one-level object, named key_inner
-// (summary_mean); "schema", "command" and "phasesim_version" are not. Where a name is in
+// (summary_mean); "schema", "command", "phasesim_version" and a sweep cell's "sweep_cell"
+// record are not. Where a name is in
 // several places, a row takes the most specific that has it: its own field (phase-diagram's
 // beta of the row, not the document's range of betas), then its parent's, then the
 // document's. Columns appear in the order first seen; a row without one leaves it empty.

@@ -93,6 +93,14 @@ struct Architecture {
 /// with a one-line message naming the file, and the layer and head where one is at fault.
 Architecture parse_architecture(std::string_view toml, const std::string& file);
 
+/// The TOML text of `arch` that parse_architecture reads back to the same heads (geometry,
+/// gate weights, split_rho, query_heads): `comments` first as # lines, then `layer_notes[i]`
+/// (where given) as # lines that open layer i + 1. A gate is written as its spec, a per-channel
+/// gate as its channel groups' specs and shares, so gates must come from specs (parse_gate);
+/// and its [fit] where it has one.
+std::string architecture_toml(const Architecture& arch, const std::vector<std::string>& comments,
+                              const std::vector<std::vector<std::string>>& layer_notes);
+
 /// Reads an architecture file; when no file `path` exists and `path` names a preset (the
 /// files of presets/, compiled in), that preset. Throws InputError naming --arch otherwise.
 Architecture load_architecture(const std::string& path);

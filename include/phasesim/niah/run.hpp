@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/model/beta.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/niah/architecture.hpp"
@@ -21,9 +22,6 @@ namespace phasesim::niah {
 /// The most heads a run or an architecture may have: an engine's head index shares a 32-bit
 /// counter word with the stream.
 inline constexpr int kMaxHeads = 4096;
-
-/// The standardized channel's beta when a run gives neither beta nor d.
-inline constexpr double kDefaultBeta = 4.5;
 
 /// The retrieval model: one geometry and one gate per head, and the parameterization,
 /// either standardized (`beta`) or full-vector (`dim`, with `query_noise`). Heads are

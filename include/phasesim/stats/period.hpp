@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/stats/counts.hpp"
@@ -28,6 +29,9 @@ struct PeriodOptions {
 /// Throws InputError unless replicates is in [99, 1e6] and the work (replicates x groups x
 /// (candidates + 1)) stays within 2e9 draws.
 void validate_period_options(const PeriodOptions& options, int groups);
+
+/// The time and memory of the tests of `groups` groups (core/budget.hpp).
+WorkEstimate period_test_estimate(const PeriodOptions& options, int groups);
 
 struct PeriodCandidate {
   int period = 0;

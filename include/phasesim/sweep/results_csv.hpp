@@ -1,6 +1,6 @@
 #pragma once
 // results.csv: the tidy table of the cells' documents (phasesim/core/tidy.hpp), a row's cell
-// id in its first column.
+// id in its first column (the documents' sweep_cell record is bookkeeping there).
 #include <string>
 #include <vector>
 

@@ -8,6 +8,8 @@
 //   window = 8                # a scalar: the same value in every cell
 //   stride = [2, 4, 8]        # a list: one axis of the grid
 //   rms_norm = true           # option names: dashes or underscores
+//   architectures = [["v4-csa", "nsa"]]   # a list inside the list: one value that is a list
+//                                         # (compare's architectures, diversity's heads)
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -16,8 +18,16 @@
 
 namespace phasesim::sweep {
 
+/// Between the items of a value that is a list (a TOML list inside the axis' list): a byte no
+/// text option takes (a sweep file's string cannot hold it).
+inline constexpr char kItemSeparator = '\x1f';
+
+/// The items of a value: one for a scalar, several for a list.
+std::vector<std::string> value_items(const std::string& value);
+
 /// One option of a sweep: its CLI name (without dashes) and the values it takes, as the
-/// text passed on the command line ("4", "0.5", "true", "uniform").
+/// text passed on the command line ("4", "0.5", "true", "uniform"), a list's items joined by
+/// kItemSeparator.
 struct SweepAxis {
   std::string name;
   std::vector<std::string> values;

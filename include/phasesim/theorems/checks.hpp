@@ -59,7 +59,9 @@ ConcentrationCheck check_concentration(const Objective& objective,
 /// Its results and verdict under the keys of `theorem concentration`.
 Json check_json(const ConcentrationCheck& check);
 
-/// T2: every lock-in run (lockin.hpp) keeps its initial argmax; inside where k* = 1.
+/// T2: every lock-in run (lockin.hpp) keeps its initial argmax; inside where k* = 1, the
+/// update is gradient ascent, and every gate re-weighted was concentrated (max weight >= 0.9)
+/// before it, as T2(d) assumes.
 struct LockinCheck {
   int k_star = 1;  ///< the equal-split law's k*
   std::vector<LockinRun> runs;
@@ -73,9 +75,12 @@ LockinCheck check_lockin(const Objective& objective, const LockinSettings& setti
 Json check_json(const LockinCheck& check);
 
 /// T3: N gap -> C and the log-log slope of the gap -> -1, to a relative tolerance, at
-/// the last N given, which the regime text calls the largest (inside when N >= 16 S);
-/// the recursion for P(all covered) matches inclusion-exclusion where that does not
-/// cancel (S <= 20).
+/// the last N given, the largest: inside when N >= 16 S and the second-order term D_N / N^2
+/// (THEORY.md T3) moves N gap and the slope over the last two N by at most half the
+/// tolerance, so that the claim should hold at the N tested; the recursion for P(all
+/// covered) matches inclusion-exclusion where that does not cancel (S <= 20). A model whose
+/// C is 0 or underflows (--success 0, --beta-out 0 or so large that the loss saturates) is
+/// refused: there is nothing to compare.
 struct DiversityCheck {
   std::vector<DiversityRow> rows;  ///< one per head count, in the given order
   double constant_c = 0;
@@ -83,6 +88,10 @@ struct DiversityCheck {
   double slope = 0;           ///< over all rows (NaN with fewer than two)
   double local_slope = 0;     ///< over the last two rows (NaN with one)
   double inclusion_exclusion_error = 0;
+  /// |N (C/N + D_N/N^2) - C| / C at the last N: how far the second-order term alone moves N gap.
+  double second_order_share = 0;
+  /// How far it moves the log-log slope over the last two N from -1.
+  double second_order_slope = 0;
   Verdict verdict;
 };
 struct DiversityCheckSettings {
@@ -90,8 +99,13 @@ struct DiversityCheckSettings {
   /// Throws InputError naming --tolerance.
   void validate() const;
 };
+/// Throws InputError naming the option when the check cannot be made: fewer than two N, N not
+/// increasing, one phase, a C of 0 or one that underflows, a bad --tolerance.
+void validate_diversity_check(const DiversityModel& model, const std::vector<int>& heads,
+                              const DiversityCheckSettings& settings);
 DiversityCheck check_diversity(const DiversityModel& model, const std::vector<int>& heads,
-                               const DiversityCheckSettings& settings);
+                               const DiversityCheckSettings& settings,
+                               const Parallel& parallel = {});
 /// Its results and verdict under the keys of `theorem diversity`.
 Json check_json(const DiversityCheck& check);
 

@@ -151,10 +151,10 @@ struct DiversityCommand {
     std::vector<TrainingStatistics> trained;  ///< one per --train-heads H
   };
 
-  /// Validates and bounds the work (the joint training's).
+  /// Validates and bounds the work (the rows', the samples' and the joint training's).
   void validate() const;
-  /// The joint training's time and memory (none without --train-heads).
-  WorkEstimate training_estimate() const;
+  /// The time and memory of the rows, the samples and the joint training.
+  WorkEstimate estimate() const;
   Result run(const Parallel& parallel) const;
   Json document(const Result& result) const;
   /// The heads' channel: --window, --beta, --entries at the model's stride.
@@ -197,7 +197,9 @@ struct DiversityTheoremCommand {
   DiversityModelOptions t3{{4, 12.0, 0.9, {1000.0}}, {64, 128, 256, 512, 1024}};
   DiversityCheckSettings check;
 
+  /// Validates (what check_diversity requires) and bounds the rows' work.
   void validate() const;
+  WorkEstimate estimate() const { return diversity_estimate(t3.model, t3.heads); }
   DiversityCheck run(const Parallel& parallel) const;
   Json document(const DiversityCheck& check) const;
 };

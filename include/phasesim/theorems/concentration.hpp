@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/theorems/objective.hpp"
 
 namespace phasesim::theorems {
@@ -45,5 +46,10 @@ struct VertexPerturbation {
   double max_weight = 1;    ///< 1 / (1 + sum_t rho_t)
 };
 VertexPerturbation vertex_perturbation(const Objective& objective);
+
+/// The time of what optimize's and the concentration check's reports add to the optimization
+/// (by quadrature, exact): the equal-split law, the vertex's first-order weight and, with
+/// `beta_star`, beta*(N). WorkEstimate's seconds; no memory to speak of.
+WorkEstimate concentration_report_estimate(const Objective& objective, bool beta_star);
 
 }  // namespace phasesim::theorems

@@ -2,6 +2,7 @@
 // Theorem 3: the diversification gain of N heads is Theta(1/N), exactly over the
 // multinomial head assignment, and what joint training of the heads does.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "phasesim/core/document.hpp"
@@ -22,9 +23,9 @@ struct OutputLoss {
 /// N heads, each one-hot on a phase; a covered phase is retrieved by each head that
 /// covers it with probability p; the output sees z_phi = beta_o p n_phi / N.
 struct DiversityModel {
-  int stride = 4;        ///< S
-  double beta_out = 12;  ///< beta_o
-  double success = 0.9;  ///< p
+  int stride = Geometry{}.stride;  ///< S
+  double beta_out = 12;            ///< beta_o
+  double success = 0.9;            ///< p
   OutputLoss loss;
 
   /// Throws InputError (naming the CLI options) on bad parameters.
@@ -48,14 +49,23 @@ struct DiversityRow {
   std::vector<double> blind_distribution;  ///< P(exactly j phases blind), j = 0..S
 };
 
-/// Everything exact for N heads; O(N + N S) work.
-DiversityRow diversity_row(const DiversityModel& model, int heads);
+/// Everything exact for N heads; O(N + N S) work (diversity_estimate), asking `parallel`'s
+/// stop hook as it goes (check_stop).
+DiversityRow diversity_row(const DiversityModel& model, int heads, const Parallel& parallel = {});
+
+/// "64,128,256": head counts as --heads takes them, for messages.
+std::string heads_list(const std::vector<int>& heads);
+
+/// The time and memory of the exact rows of `heads` and, with `samples` > 0, of as many
+/// sampled assignments for each (sample_diversity), measured on one core.
+WorkEstimate diversity_estimate(const DiversityModel& model, const std::vector<int>& heads,
+                                double samples = 0);
 /// The row as `diversity` reports it (with p_some_blind = 1 - p_all_covered).
 Json diversity_row_json(const DiversityRow& row);
 
 /// P(exactly j of S phases blind) after N uniform heads, j = 0..S, by the occupancy
-/// recursion (all terms positive, stable where inclusion-exclusion cancels).
-std::vector<double> blind_distribution(int stride, int heads);
+/// recursion (all terms positive, stable where inclusion-exclusion cancels); O(N S).
+std::vector<double> blind_distribution(int stride, int heads, const Parallel& parallel = {});
 
 /// The closed form 1 - sum_k (-1)^k C(S,k) (1 - k/S)^N of P(some phase blind)'s
 /// complement, for checking the recursion (it cancels badly for large S).

@@ -10,6 +10,7 @@
 
 #include "phasesim/core/budget.hpp"
 #include "phasesim/core/bytes.hpp"
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/theorems/objective.hpp"
 
 namespace phasesim::theorems {
@@ -72,9 +73,10 @@ struct DynamicsRun {
   int evaluations = 0;
 };
 
-/// Runs the dynamics from `logits` under `objective` (its phase weights until reweight_at).
+/// Runs the dynamics from `logits` under `objective` (its phase weights until reweight_at),
+/// stopping (Cancelled) between steps when `parallel` says so (check_stop).
 DynamicsRun run_dynamics(Objective objective, std::vector<double> logits,
-                         const DynamicsSettings& settings);
+                         const DynamicsSettings& settings, const Parallel& parallel = {});
 
 /// The time and memory of `runs` runs of `steps` steps each (phasesim/core/budget.hpp), their
 /// trajectories recorded every settings.record_every steps. Counts are doubles so that

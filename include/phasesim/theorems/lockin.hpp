@@ -39,8 +39,10 @@ struct LockinRun {
 };
 
 /// One run: settings.dynamics.steps steps, then all weight to other_phase of the initial
-/// argmax's phase and settings.reweight_steps steps more.
-LockinRun lockin_run(const Objective& objective, const LockinSettings& settings, RunSpec spec);
+/// argmax's phase and settings.reweight_steps steps more; `parallel`'s stop hook is asked
+/// between steps.
+LockinRun lockin_run(const Objective& objective, const LockinSettings& settings, RunSpec spec,
+                     const Parallel& parallel = {});
 
 /// lockin_run for every spec, one run per item of the parallel loop, in the specs' order.
 std::vector<LockinRun> lockin_runs(const Objective& objective, const LockinSettings& settings,

@@ -3,13 +3,16 @@
 // its exact gradient, in the normalized (physical), the linear-retention and the
 // channel-share model.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "phasesim/channel/success_table.hpp"
 #include "phasesim/core/bytes.hpp"
+#include "phasesim/model/beta.hpp"
 #include "phasesim/model/geometry.hpp"
 
 namespace phasesim::theorems {
@@ -32,7 +35,7 @@ std::string to_string(RetentionModel model);
 /// Everything J depends on besides the gate.
 struct Objective {
   Geometry geometry;
-  double beta = 4.5;
+  double beta = kDefaultBeta;
   std::int64_t entries = 32768;  ///< N, entries in all
   RetentionModel model = RetentionModel::normalized;
   std::vector<double> phase_weights;  ///< w_phi, summing to 1; empty means uniform 1/S
@@ -40,12 +43,21 @@ struct Objective {
   /// the top k, i.e. beats the k-th largest distractor (the top-k channel); 1 is section 4's
   /// argmax.
   std::int64_t top_k = 1;
+  /// Where P(phi) comes from: unset, the channel's quadrature (exact to about 1e-12: what a
+  /// report prints); set, these success tables (channel/success_table.hpp: within 1e-10, each
+  /// phase a few lookups instead of a quadrature), shared by the copies of this objective and
+  /// their threads. The searches (optimize, dynamics, T3's joint training) set them: tabled().
+  /// The tables hold the argmax channel: with top_k > 1 every phase is integrated.
+  std::shared_ptr<channel::SuccessTables> tables;
 
   /// Throws InputError (naming the CLI options) on bad parameters.
   void validate() const;
   /// w_phi for phi = 0..S-1 (uniform when phase_weights is empty).
   std::vector<double> weights() const;
 };
+
+/// The objective reading P(phi) from success tables: its own, or new ones when it has none.
+Objective tabled(Objective objective);
 
 /// Phase weights from the user's --weights list: S finite non-negative numbers, not all
 /// zero, normalized to sum 1. Throws InputError naming `option`.
@@ -62,11 +74,20 @@ struct ObjectiveValue {
 /// as free coordinates (the simplex constraint is the caller's: project or use logits).
 ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights);
 
-/// P(phi) and dP(phi)/dg_s for every phase: the building block of J (and of the
-/// multi-head loss of T3, which weighs the phases by the output loss).
+/// P(phi) for every phase and their derivatives with respect to the gate weights: the building
+/// block of J (and of the multi-head loss of T3, which weighs the phases by the output loss).
+/// Kept in O(W), not as an S x W matrix: slot s's coordinate x_s (u_s = g_s/||g|| in the
+/// normalized model, the weight itself in the others) moves only the P of its own phase.
 struct PhaseGradients {
-  std::vector<double> success;           ///< P(phi)
-  std::vector<std::vector<double>> d_g;  ///< d_g[phi][s] = dP(phi)/dg_s
+  std::vector<double> success;  ///< P(phi)
+  std::vector<int> phase;       ///< the phase of each slot
+  std::vector<double> slope;    ///< dP(phase of s)/dx_s for each slot s (0 where x_s is unused)
+  std::vector<double> gate;     ///< g, for the normalized model's chain rule; empty otherwise
+
+  /// d/dg_t of sum_phi a_phi P(phi) for every slot t, O(W).
+  std::vector<double> weighted_gradient(std::span<const double> a) const;
+  /// dP(phi)/dg_t, O(W).
+  double derivative(int phi, int t) const;
 };
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
 
@@ -108,7 +129,7 @@ struct Fields<theorems::ObjectiveValue> {
 
 template <>
 struct Fields<theorems::PhaseGradients> {
-  static auto of(auto& p) { return std::tie(p.success, p.d_g); }
+  static auto of(auto& p) { return std::tie(p.success, p.phase, p.slope, p.gate); }
 };
 
 }  // namespace phasesim

@@ -1,0 +1,110 @@
+#pragma once
+// The per-phase success as a table, for the searches that evaluate it thousands of times per
+// answer (optimize, phase-diagram, dynamics, the theorem checks, the joint training of T3): a
+// phase whose needle is held by m entries (m_phi, MODEL.md section 2) succeeds with
+// P(x_1..x_m) = law_success_gradient(law, beta, N, x), a smooth function of the m coordinates of
+// its slots (one for W = S, two for CSA's W = 2S). SuccessTable interpolates it, with its
+// gradient, by piecewise Chebyshev polynomials on patches of [0, 1]^m, each built the first time
+// a point in it is asked for and kept, so that evaluating J costs O(W) lookups instead of W
+// quadratures. Within kAccuracy of the quadrature (tests/channel/success_table_test.cpp).
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "phasesim/channel/channel.hpp"
+
+namespace phasesim::channel {
+
+/// P(x) and dP/dx_s for one (law, beta, entries, multiplicity) on the law's domain: every x_s
+/// in [0, 1], and for two coordinates x_1^2 + x_2^2 <= 1 (normalized: the u of one gate) or
+/// x_1 + x_2 <= 1 (shares and linear: weights of one gate).
+///
+/// A patch (a square of side 2^-depth) holds a Chebyshev interpolant of degree 24 (one
+/// coordinate) or 16 (two) in each coordinate, through the success at its Chebyshev nodes
+/// (detail::grid_success, one quadrature for all of them); it is kept when its coefficients
+/// of the two highest degrees sum below 1e-13, and split in 2^m otherwise, down to kMaxDepth.
+/// Patches are built lazily, once (std::call_once: any thread may build one, and it is the same
+/// whichever does), so a search pays only for the part of the domain it visits. A point the table
+/// cannot serve (outside the domain, a patch unresolved at kMaxDepth, more than two coordinates)
+/// gets std::nullopt: ask the quadrature.
+class SuccessTable {
+ public:
+  /// Largest |P_table - P_quadrature| over the tested grid of laws, beta, N and points
+  /// (tests/channel/success_table_test.cpp), and what the commands may rely on.
+  static constexpr double kAccuracy = 1e-10;
+  static constexpr int kMaxDepth = 10;
+  static constexpr int kMaxMultiplicity = 2;
+
+  SuccessTable(EntryLaw law, double beta, std::int64_t entries, int multiplicity);
+  ~SuccessTable();
+  SuccessTable(const SuccessTable&) = delete;
+  SuccessTable& operator=(const SuccessTable&) = delete;
+
+  /// True when x (multiplicity coordinates) lies in the domain (to 1e-12).
+  bool covers(std::span<const double> x) const;
+  /// P and dP/dx_s at x (the interpolant's own derivatives); nullopt where not served.
+  std::optional<SuccessGradient> operator()(std::span<const double> x) const;
+  /// Patches built so far and their nodes evaluated (what the table cost).
+  std::int64_t patches() const;
+  std::int64_t nodes() const;
+
+ private:
+  struct Patch;
+  struct Region;
+  void build(Patch& patch, const Region& region) const;
+  SuccessGradient interpolate(const Patch& patch, const Region& region,
+                              std::span<const double> x) const;
+
+  EntryLaw law_;
+  double beta_;
+  std::int64_t entries_;
+  int multiplicity_;
+  int degree_;
+  std::vector<double> chebyshev_nodes_;  ///< t_k = cos(pi (k + 1/2) / (degree + 1))
+  std::vector<double> transform_;        ///< values at the nodes -> coefficients
+  std::unique_ptr<Patch> root_;
+  mutable std::atomic<std::int64_t> patches_{0};
+  mutable std::atomic<std::int64_t> nodes_{0};
+};
+
+/// Tables by (law, beta, entries, multiplicity), each made when first asked for; safe to use
+/// from many threads. What a search keeps for its whole run (theorems::Objective::tables).
+class SuccessTables {
+ public:
+  const SuccessTable& table(EntryLaw law, double beta, std::int64_t entries, int multiplicity);
+
+  /// The success of phases of one (law, beta, entries): the tables of one and two coordinates
+  /// looked up once (a lookup locks), then read without locking, from any thread.
+  class Phases {
+   public:
+    Phases(SuccessTables& tables, EntryLaw law, double beta, std::int64_t entries);
+    /// P and dP/dx_s: from the table where it serves x, from law_success_gradient elsewhere.
+    SuccessGradient operator()(std::span<const double> x) const;
+
+   private:
+    EntryLaw law_;
+    double beta_;
+    std::int64_t entries_;
+    std::array<const SuccessTable*, SuccessTable::kMaxMultiplicity> tables_{};
+  };
+  Phases phases(EntryLaw law, double beta, std::int64_t entries) {
+    return {*this, law, beta, entries};
+  }
+
+  /// phases(law, beta, entries)(x), for one phase.
+  SuccessGradient success(EntryLaw law, double beta, std::int64_t entries,
+                          std::span<const double> x);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::tuple<EntryLaw, double, std::int64_t, int>, std::unique_ptr<SuccessTable>> tables_;
+};
+
+}  // namespace phasesim::channel

@@ -1,0 +1,102 @@
+#include <algorithm>
+#include <cstdio>
+
+#include "phasesim/niah/architecture.hpp"
+
+namespace phasesim::niah {
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04X", static_cast<unsigned char>(c));
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// `gate = "SPEC"`, or a per-channel gate's `channels = [...]`: its groups' specs alone when
+// their shares are equal (the parser's default), else each with its share.
+std::string gate_text(const Gate& gate, const std::string& indent) {
+  if (!gate.per_channel()) return "gate = " + toml_quoted(gate.spec);
+  const double equal = 1.0 / static_cast<double>(gate.channels.size());
+  const bool equal_shares = std::all_of(gate.channels.begin(), gate.channels.end(),
+                                        [&](const ChannelGroup& g) { return g.share == equal; });
+  std::string text = "channels = [\n";
+  for (const auto& group : gate.channels) {
+    text += indent + "  " +
+            (equal_shares ? toml_quoted(group.spec)
+                          : "{ gate = " + toml_quoted(group.spec) +
+                                ", share = " + format_number(group.share) + " }") +
+            ",\n";
+  }
+  return text + indent + "]";
+}
+
+// The values of one cache: each `key = value` joined by `separator`.
+std::vector<std::string> head_values(const ArchitectureHead& head, const std::string& indent) {
+  const auto& g = head.geometry;
+  std::vector<std::string> values{"window = " + std::to_string(g.window),
+                                  "stride = " + std::to_string(g.stride)};
+  if (g.offset != 0) values.push_back("offset = " + std::to_string(g.offset));
+  if (head.split_rho != 1) values.push_back("split_rho = " + format_number(head.split_rho));
+  if (head.query_heads > 1) values.push_back("query_heads = " + std::to_string(head.query_heads));
+  values.push_back(gate_text(head.gate, indent));
+  return values;
+}
+
+std::string layer_text(const std::vector<const ArchitectureHead*>& caches) {
+  std::string text;
+  if (caches.size() == 1) {
+    for (const auto& value : head_values(*caches.front(), "")) text += value + "\n";
+    return text;
+  }
+  text += "heads = [\n";
+  for (const auto* head : caches) {
+    std::string inline_table;
+    for (const auto& value : head_values(*head, "  "))
+      inline_table += (inline_table.empty() ? "" : ", ") + value;
+    text += "  { " + inline_table + " },\n";
+  }
+  return text + "]\n";
+}
+
+}  // namespace
+
+std::string architecture_toml(const Architecture& arch, const std::vector<std::string>& comments,
+                              const std::vector<std::vector<std::string>>& layer_notes) {
+  std::string text;
+  for (const auto& line : comments) text += "# " + line + "\n";
+  text += "name = " + toml_quoted(arch.name) + "\n";
+  if (!arch.description.empty()) text += "description = " + toml_quoted(arch.description) + "\n";
+  for (int layer = 1; layer <= arch.layers; ++layer) {
+    std::vector<const ArchitectureHead*> caches;
+    for (const auto& head : arch.heads) {
+      if (head.layer == layer && head.holds_cache()) caches.push_back(&head);
+    }
+    text += "\n[[layer]]\n";
+    const auto index = static_cast<std::size_t>(layer - 1);
+    if (index < layer_notes.size()) {
+      for (const auto& line : layer_notes[index]) text += "# " + line + "\n";
+    }
+    text += layer_text(caches);
+  }
+  if (arch.fit) {
+    const auto& f = *arch.fit;
+    text += "\n[fit]\ntable = " + toml_quoted(f.table) + "\nbeta = " + format_number(f.beta) +
+            "\none_gate = " + toml_quoted(f.one_gate) +
+            "\none_gate_beta = " + format_number(f.one_gate_beta) + "\n";
+  }
+  return text;
+}
+
+}  // namespace phasesim::niah

@@ -1,0 +1,41 @@
+#pragma once
+// What the searches of this layer cost, for their up-front estimates (internal to theory/:
+// optimize, phase-diagram, dynamics, the theorem checks, T3's joint training). Measured in CPU
+// time on one core of the project's AVX-512 EPYC (benchmarks/commands_benchmark.cpp; the
+// recorded run is benchmarks/recorded/commands.json, and tests/commands/estimate_test.cpp
+// holds every estimate to within a factor 2 of it).
+#include <algorithm>
+
+#include "phasesim/model/geometry.hpp"
+
+namespace phasesim::theorems::detail {
+
+/// One evaluation of J and its gradient from the success tables, per slot of the window (the
+/// lookups and the O(W) chain rule: 0.22 us at W = 8 to 128).
+inline constexpr double kEvaluationPerSlot = 0.25e-6;
+/// A phase held by more than two slots has no table: one quadrature per phase and evaluation.
+inline constexpr double kQuadrature = 1.1e-4;
+/// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
+inline constexpr double kEvaluationsPerIteration = 1.2;
+/// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,
+/// most near 15); random starts at beta >= 6 run to --max-iterations, which is what is assumed.
+inline constexpr double kShortAscent = 15;
+
+/// One evaluation of J: the table lookups, and a quadrature for each phase of more slots.
+inline double evaluation_seconds(const Geometry& geometry) {
+  double seconds = kEvaluationPerSlot * geometry.window;
+  for (int phi = 0; phi < geometry.stride; ++phi) {
+    if (geometry.multiplicity(phi) > 2) seconds += kQuadrature;
+  }
+  return seconds;
+}
+
+/// The success tables a search builds: two slots a phase make patches of 289 nodes, one slot
+/// of 25 (channel/success_table.hpp); a search visits part of either.
+inline double table_seconds(const Geometry& geometry, double two_slots) {
+  int most = 0;
+  for (int phi = 0; phi < geometry.stride; ++phi) most = std::max(most, geometry.multiplicity(phi));
+  return most >= 2 ? two_slots : 2e-3;
+}
+
+}  // namespace phasesim::theorems::detail
