@@ -9,8 +9,7 @@
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/model/needle_laws.hpp"
 
-namespace phasesim {
-namespace engines::analytic {
+namespace phasesim::engines::analytic {
 
 // What the engine gives of one head (niah::EngineOutput's four rows for it); a result of
 // parallel_map, so it crosses MPI ranks (core/bytes.hpp).
@@ -18,7 +17,9 @@ struct HeadSuccess {
   std::vector<double> far, far_selected, window, window_selected;
 };
 
-}  // namespace engines::analytic
+}  // namespace phasesim::engines::analytic
+
+namespace phasesim {
 
 template <>
 struct Fields<engines::analytic::HeadSuccess> {
@@ -124,6 +125,16 @@ HeadSuccess plain_success(const niah::NiahModel& m, int h) {
   return head;
 }
 
+// True when two gates pool alike: the same weights, and the same channel groups (a per-channel
+// gate's weights are only its groups' mean, which a gate of one group can equal).
+bool same_pooling(const Gate& a, const Gate& b) {
+  return a.weights == b.weights &&
+         std::equal(a.channels.begin(), a.channels.end(), b.channels.begin(), b.channels.end(),
+                    [](const ChannelGroup& x, const ChannelGroup& y) {
+                      return x.weights == y.weights && x.share == y.share;
+                    });
+}
+
 // True when heads a and b read their caches alike (the same plain argmax, or the same stages).
 bool same_read(const niah::NiahModel& m, int a, int b) {
   if (m.plain(a) || m.plain(b)) return m.plain(a) && m.plain(b);
@@ -131,7 +142,17 @@ bool same_read(const niah::NiahModel& m, int a, int b) {
   const auto& y = m.read_path(b);
   return x.top_k == y.top_k && x.index_rho == y.index_rho && x.sliding_window == y.sliding_window &&
          x.sink == y.sink && m.index_beta(a) == m.index_beta(b) &&
-         m.index_gate(a).weights == m.index_gate(b).weights;
+         same_pooling(m.index_gate(a), m.index_gate(b));
+}
+
+// True when heads a and b give the same P by phase: one geometry, gate, projection and read.
+bool same_head(const niah::NiahModel& m, int a, int b) {
+  const auto& x = m.geometry(a);
+  const auto& y = m.geometry(b);
+  return x.window == y.window && x.stride == y.stride && x.offset == y.offset &&
+         m.split_rho(a) == m.split_rho(b) &&
+         same_pooling(m.gates[static_cast<std::size_t>(a)], m.gates[static_cast<std::size_t>(b)]) &&
+         same_read(m, a, b);
 }
 
 }  // namespace
@@ -170,18 +191,11 @@ std::vector<std::string> AnalyticEngine::paths(const niah::NiahModel& model) con
 std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
   std::vector<int> source;
   for (int h = 0; h < m.heads(); ++h) {
-    int same = m.alike_head(h);  // a query head reads its cache's first head's P
-    if (!same_read(m, same, h)) same = h;
+    // A query head reads its cache's first head's P, which may itself repeat an earlier head's.
+    const int cache = m.alike_head(h);
+    int same = cache != h && same_head(m, cache, h) ? source[static_cast<std::size_t>(cache)] : h;
     for (int e = 0; e < h && same == h; ++e) {
-      const auto& a = m.geometry(e);
-      const auto& b = m.geometry(h);
-      if (source[static_cast<std::size_t>(e)] == e && a.window == b.window &&
-          a.stride == b.stride && a.offset == b.offset && m.split_rho(e) == m.split_rho(h) &&
-          m.gates[static_cast<std::size_t>(e)].weights ==
-              m.gates[static_cast<std::size_t>(h)].weights &&
-          same_read(m, e, h)) {
-        same = e;
-      }
+      if (source[static_cast<std::size_t>(e)] == e && same_head(m, e, h)) same = e;
     }
     source.push_back(same);
   }

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "phasesim/channel/phase_channel.hpp"
@@ -47,4 +48,41 @@ TEST_CASE("analytic engine: query heads of a cache and equal heads are computed 
       "[[layer]]\nwindow = 8\nstride = 4\noffset = 1\ngate = \"random:5:0.5\"");
   const auto three = prepare(alone, registry.find("analytic"), 2);
   CHECK(plan.estimate().seconds == doctest::Approx(three.estimate().seconds).epsilon(0.01));
+}
+
+TEST_CASE("analytic engine: equal caches of query heads, channel groups and read paths") {
+  NiahSpec spec;
+  // Two equal caches of two query heads each (the second cache's heads repeat head 0, not head
+  // 2, which repeats head 0 itself); a per-channel gate and a one-group gate of the same mean
+  // weights (they differ: each channel group pools by its own weights); the first gate again
+  // with a selection (another read path).
+  const std::string cache = "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\n";
+  const std::string channels =
+      "[[layer]]\nwindow = 4\nstride = 4\ngate = \"channels:onehot:0=0.5|onehot:1=0.5\"\n";
+  const std::string mean = "[[layer]]\nwindow = 4\nstride = 4\ngate = \"weights:0.5,0.5,0,0\"\n";
+  const std::string selected = cache + "top_k = 8\n";
+  spec.architecture = test::architecture(cache + "query_heads = 2\n" + cache + "query_heads = 2\n" +
+                                         channels + mean + selected);
+  spec.beta = 6;
+  spec.context = 8192;
+  spec.groups = 4;
+  spec.prompts = 2;
+  const auto registry = builtin_engines();
+  const auto plan = prepare(spec, registry.find("analytic"), 2);
+  const auto& m = plan.run().model;
+  CHECK(AnalyticEngine::computed_as(m) == std::vector<int>{0, 0, 0, 0, 4, 5, 6});
+  const auto output = run_engine(plan, Parallel{2});
+  REQUIRE(output.phase_success.size() == 7);
+  for (int h : {4, 5}) {
+    CAPTURE(h);
+    CHECK(output.phase_success[static_cast<std::size_t>(h)] ==
+          channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
+                                 m.beta_effective(), m.entries(h), m.split_rho(h)));
+  }
+  CHECK(output.phase_success[4] != output.phase_success[5]);
+  auto alone = spec;
+  alone.architecture = test::architecture(selected);
+  const auto one = run_engine(prepare(alone, registry.find("analytic"), 2), Parallel{2});
+  CHECK(output.phase_success[6] == one.phase_success[0]);
+  CHECK(output.phase_selected[6] == one.phase_selected[0]);
 }
