@@ -229,6 +229,19 @@ TEST_CASE("read path, standardized: query heads of one cache share the selection
   check_engines_agree(s, with_brute());
 }
 
+TEST_CASE("read path, full-vector d=16: query heads of one cache with a second layer (fast, full)" *
+          doctest::test_suite("statistics")) {
+  // Without query noise the query heads attend alike: fast and full scan the cache once, and
+  // both read its selection as one head's (with query noise fast refuses, engines_test.cpp).
+  auto s = full_vector(standardized(1024), 16, 0.0);
+  s.architecture = architecture(
+      "[[layer]]\nwindow = 4\nstride = 4\ngate = \"weights:1,2,3,4\"\nquery_heads = 3\n"
+      "top_k = 8\nsliding_window = 16\n[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\n"
+      "top_k = 4\n");
+  s.prompts = 600;
+  check_stage_one(check_engines_agree(s, fast_and_full()));
+}
+
 TEST_CASE("read path, full-vector d=16: k 8, window 16, a sink, rho 0.5 (fast, full, full-double)" *
           doctest::test_suite("statistics")) {
   auto s = full_vector(standardized(1024), 16, 1.0);
