@@ -1,6 +1,7 @@
 #include "phasesim/engines/analytic_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "phasesim/channel/phase_channel.hpp"
@@ -38,9 +39,24 @@ constexpr std::int64_t kMaxClasses = std::int64_t{1} << 20;
 // about this much per slot it holds, and the report about this much per trial and head.
 constexpr double kSecondsPerSlot = 1e-4;
 constexpr double kSecondsPerTrialHead = 1e-7;
-// And a phase of a head with a read path, by the two-stage quadrature (BM_AnalyticReadPath/512:
-// 1.7 ms a phase at k = 512 and L = 2^20).
-constexpr double kSecondsPerReadPhase = 2e-3;
+// A phase of a head with a read path sums over the 2^m sets of its m compressed places that stage
+// 1 may keep, each a few integrals over m places: measured at one thread, about 0.2 ms per set
+// and place (W 8 S 4: 1.7 ms a phase, BM_AnalyticReadPath/512; W 32, 48 and 64 with S 8 at
+// k = 64: 7.5, 45 and 260 ms). Beyond k = 2048 the incomplete beta in its integrands costs up to
+// 70 times more, unevenly in k (W 8 S 4 at L = 2^20: 15 ms a phase at k = 4096, 105 at 8192, 165
+// at 32768, 62 at 65536): bounded by k / 64, at most 80 times.
+constexpr double kSecondsPerSetAndPlace = 2e-4;
+constexpr std::int64_t kCheapTopK = 2048;
+
+double read_phase_seconds(const niah::NiahModel& m, int h) {
+  const auto& g = m.geometry(h);
+  const int places = (g.window + g.stride - 1) / g.stride;  // at most 20: check_read_path
+  const auto k = m.read_path(h).top_k.value_or(0);
+  const double slow = m.read_path(h).selects(m.entries(h)) && k > kCheapTopK
+                          ? std::min(80.0, static_cast<double>(k) / 64)
+                          : 1.0;
+  return kSecondsPerSetAndPlace * places * std::ldexp(1.0, places) * slow;
+}
 
 // What the order-statistic quadrature is exact for (channel/read_path.hpp): independent
 // places (a needle of one token), a selection score independent of the attention logit, the
@@ -209,7 +225,7 @@ WorkEstimate AnalyticEngine::estimate(const niah::NiahRun& run) const {
   for (int h = 0; h < m.heads(); ++h) {
     if (source[static_cast<std::size_t>(h)] != h) continue;
     seconds += m.plain(h) ? m.geometry(h).window * kSecondsPerSlot
-                          : m.geometry(h).stride * kSecondsPerReadPhase;
+                          : m.geometry(h).stride * read_phase_seconds(m, h);
   }
   const auto trials = static_cast<double>(run.needles.trials());
   return {seconds + trials * m.heads() * kSecondsPerTrialHead,

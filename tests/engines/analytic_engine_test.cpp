@@ -86,3 +86,26 @@ TEST_CASE("analytic engine: equal caches of query heads, channel groups and read
   CHECK(output.phase_success[6] == one.phase_success[0]);
   CHECK(output.phase_selected[6] == one.phase_selected[0]);
 }
+
+TEST_CASE("analytic engine: a read path's estimate grows with the places of a needle and with k") {
+  // Measured (analytic_engine.cpp): W 8 S 4 at k 512 1.7 ms a phase, W 64 S 8 at k 64 260 ms,
+  // W 8 S 4 at k 32768 and L = 2^20 165 ms: the estimate follows, within a few times.
+  const auto registry = builtin_engines();
+  const auto seconds = [&](int window, int stride, std::int64_t k, std::int64_t context) {
+    NiahSpec spec;
+    spec.geometry = {window, stride, 0};
+    spec.gates = "uniform";
+    spec.beta = 5;
+    spec.context = context;
+    spec.groups = stride;
+    spec.prompts = 1;
+    spec.read.top_k = k;
+    const auto plan = prepare(spec, registry.find("analytic"), 1);
+    return plan.estimate().seconds / stride;  // a phase's
+  };
+  const double v4 = seconds(8, 4, 512, 1 << 20);
+  CHECK(v4 == doctest::Approx(1.6e-3).epsilon(0.05));
+  CHECK(seconds(64, 8, 64, 65536) > 0.1);
+  CHECK(seconds(8, 4, 32768, 1 << 20) > 0.05);
+  CHECK(seconds(8, 4, 2048, 1 << 20) == doctest::Approx(v4));
+}
