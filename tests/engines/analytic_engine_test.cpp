@@ -15,19 +15,29 @@ using namespace phasesim;
 using namespace phasesim::engines;
 using namespace phasesim::niah;
 
-TEST_CASE("analytic engine: query heads of a cache and equal heads are computed once") {
+namespace {
+
+// The architecture `toml` at beta 6, L = 8192, 4 groups of 2 prompts.
+NiahSpec small(const std::string& toml) {
   NiahSpec spec;
-  // A cache read by three query heads, a second cache with the same gate and geometry, one
-  // with another gate, and a cache with the first's gate and another offset.
-  spec.architecture = test::architecture(
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 3\n"
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\n"
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:6:0.5\"\n"
-      "[[layer]]\nwindow = 8\nstride = 4\noffset = 1\ngate = \"random:5:0.5\"");
+  spec.architecture = test::architecture(toml);
   spec.beta = 6;
   spec.context = 8192;
   spec.groups = 4;
   spec.prompts = 2;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("analytic engine: query heads of a cache and equal heads are computed once") {
+  // A cache read by three query heads, a second cache with the same gate and geometry, one
+  // with another gate, and a cache with the first's gate and another offset.
+  const auto spec = small(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 3\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:6:0.5\"\n"
+      "[[layer]]\nwindow = 8\nstride = 4\noffset = 1\ngate = \"random:5:0.5\"");
   const auto registry = builtin_engines();
   const auto plan = prepare(spec, registry.find("analytic"), 2);
   const auto& m = plan.run().model;
@@ -51,7 +61,6 @@ TEST_CASE("analytic engine: query heads of a cache and equal heads are computed 
 }
 
 TEST_CASE("analytic engine: equal caches of query heads, channel groups and read paths") {
-  NiahSpec spec;
   // Two equal caches of two query heads each (the second cache's heads repeat head 0, not head
   // 2, which repeats head 0 itself); a per-channel gate and a one-group gate of the same mean
   // weights (they differ: each channel group pools by its own weights); the first gate again
@@ -61,12 +70,8 @@ TEST_CASE("analytic engine: equal caches of query heads, channel groups and read
       "[[layer]]\nwindow = 4\nstride = 4\ngate = \"channels:onehot:0=0.5|onehot:1=0.5\"\n";
   const std::string mean = "[[layer]]\nwindow = 4\nstride = 4\ngate = \"weights:0.5,0.5,0,0\"\n";
   const std::string selected = cache + "top_k = 8\n";
-  spec.architecture = test::architecture(cache + "query_heads = 2\n" + cache + "query_heads = 2\n" +
-                                         channels + mean + selected);
-  spec.beta = 6;
-  spec.context = 8192;
-  spec.groups = 4;
-  spec.prompts = 2;
+  const auto spec =
+      small(cache + "query_heads = 2\n" + cache + "query_heads = 2\n" + channels + mean + selected);
   const auto registry = builtin_engines();
   const auto plan = prepare(spec, registry.find("analytic"), 2);
   const auto& m = plan.run().model;
@@ -80,9 +85,7 @@ TEST_CASE("analytic engine: equal caches of query heads, channel groups and read
                                  m.beta_effective(), m.entries(h), m.split_rho(h)));
   }
   CHECK(output.phase_success[4] != output.phase_success[5]);
-  auto alone = spec;
-  alone.architecture = test::architecture(selected);
-  const auto one = run_engine(prepare(alone, registry.find("analytic"), 2), Parallel{2});
+  const auto one = run_engine(prepare(small(selected), registry.find("analytic"), 2), Parallel{2});
   CHECK(output.phase_success[6] == one.phase_success[0]);
   CHECK(output.phase_selected[6] == one.phase_selected[0]);
 }
