@@ -93,8 +93,8 @@ struct Architecture {
 /// with a one-line message naming the file, and the layer and head where one is at fault.
 Architecture parse_architecture(std::string_view toml, const std::string& file);
 
-/// The TOML text of `arch` that parse_architecture reads back to the same heads (geometry,
-/// gate weights, split_rho, query_heads): `comments` first as # lines, then `layer_notes[i]`
+/// The TOML text of `arch` that parse_architecture reads back to the same heads (geometry, gate
+/// weights, split_rho, query_heads, read path): `comments` first as # lines, then `layer_notes[i]`
 /// (where given) as # lines that open layer i + 1. A gate is written as its spec, a per-channel
 /// gate as its channel groups' specs and shares, so gates must come from specs (parse_gate);
 /// and its [fit] where it has one.
