@@ -61,6 +61,38 @@ void BM_FastStreamingRms(benchmark::State& s) {
 }
 void BM_Full(benchmark::State& s) { run(s, "full", {"uniform", 64, false, 8192, 2}); }
 
+// The read path (MODEL.md section 10) at L = 2^20 with the 128-token window, V4's CSA gate and
+// k = range(0): fast's trials per second, whose cost must not grow with k (k = 512 within 2x of
+// k = 1), and analytic's time per phase (both a needle far from the query and one inside the
+// window), which should stay under 10 ms at k = 512.
+NiahSpec read_path_spec(std::int64_t k) {
+  NiahSpec spec;
+  spec.gates = "channels:onehot:7=0.033013|uniform=0.966987";
+  spec.beta = 11.6944;
+  spec.split_rho = 0;
+  spec.context = std::int64_t{1} << 20;
+  spec.prompts = 2048;
+  spec.read.top_k = k;
+  spec.read.sliding_window = 128;
+  return spec;
+}
+void BM_FastReadPath(benchmark::State& s) {
+  const auto engines = builtin_engines();
+  const auto plan = prepare(read_path_spec(s.range(0)), engines.find("fast"), 1);
+  for (auto _ : s) benchmark::DoNotOptimize(run_engine(plan, Parallel{1}));
+  s.counters["trials/s"] =
+      benchmark::Counter(static_cast<double>(s.iterations() * plan.run().needles.trials()),
+                         benchmark::Counter::kIsRate);
+}
+void BM_AnalyticReadPath(benchmark::State& s) {
+  const auto engines = builtin_engines();
+  const auto plan = prepare(read_path_spec(s.range(0)), engines.find("analytic"), 1);
+  for (auto _ : s) benchmark::DoNotOptimize(run_engine(plan, Parallel{1}));
+  const auto phases = static_cast<double>(plan.run().model.geometry(0).stride);
+  s.counters["phases/s"] =
+      benchmark::Counter(static_cast<double>(s.iterations()) * phases, benchmark::Counter::kIsRate);
+}
+
 // The protocol's head and a float scan workspace for it.
 struct Protocol {
   static constexpr int kDim = 64;
@@ -130,6 +162,8 @@ BENCHMARK(BM_FastConditionalRms)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreaming)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastStreamingRms)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Full)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FastReadPath)->Arg(1)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AnalyticReadPath)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_FullTrial)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RngFloor)->Unit(benchmark::kMillisecond);

@@ -36,6 +36,9 @@ if ((tests)); then
     # its OpenMP; valgrind runs a few commands of the normal build under memcheck
     clang libclang-rt-14-dev libomp-14-dev valgrind
     python3-pytest                          # the Python module's tests
+    # experiments/read-path: the alignment effect's closed form needs the error function of a
+    # complex argument (scipy's Faddeeva erfcx), and its fit a 2-D root finder
+    python3-scipy
     jupyter-nbconvert python3-ipykernel     # the notebooks, executed headless
     emscripten nodejs chromium chromium-driver  # the browser build and its tests
   )

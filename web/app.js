@@ -267,12 +267,22 @@ function drawTokens() {
   }
 }
 
+// The read path (MODEL.md section 10): stage 1 keeps the top k entries (the head's own gate
+// scores them), stage 2 also reads the last tokens raw; only what is set, so the command line
+// of the argmax over all entries stays as it was.
+function readPathOptions() {
+  const options = {};
+  if ($("n-top-k").value !== "") options.top_k = numberOf("n-top-k");
+  if (numberOf("n-sliding-window") > 0) options.sliding_window = numberOf("n-sliding-window");
+  return options;
+}
+
 function niahPanel() {
   const panel = new Panel("niah", () => {
     const options = Object.assign(model.options(), {
       beta: numberOf("n-beta"), context: numberOf("n-context"), groups: numberOf("n-groups"),
       engine: "analytic",
-    });
+    }, readPathOptions());
     const document = phasesim.niah(options);
     showNiah(document, panel.monteCarlo);
     return { command: "niah", options, document };
@@ -282,7 +292,7 @@ function niahPanel() {
     const options = Object.assign(model.options(), {
       beta: numberOf("n-beta"), context: numberOf("n-context"), groups: numberOf("n-groups"),
       engine: "fast", prompts: numberOf("n-prompts"), seed: numberOf("n-seed"),
-    });
+    }, readPathOptions());
     try {
       panel.monteCarlo = phasesim.niah(options);
       panel.section.querySelector(".command").textContent = phasesim.commandLine("niah", options);
@@ -488,7 +498,9 @@ async function main() {
   bind("g-window", geometryChanged);
   bind("g-stride", geometryChanged);
   bind("g-offset", geometryChanged);
-  for (const id of ["n-beta", "n-context", "n-groups"]) bind(id, () => panels.niah.update());
+  for (const id of ["n-beta", "n-context", "n-groups", "n-top-k", "n-sliding-window"]) {
+    bind(id, () => panels.niah.update());
+  }
   for (const id of ["n-prompts", "n-seed"]) bind(id, () => {});
   for (const id of ["t1-beta", "t1-entries"]) {
     bind(id, () => {

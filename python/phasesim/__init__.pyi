@@ -68,6 +68,7 @@ def coverage(
     window: int = 8,
     stride: int = 4,
     gates: str = 'last',
+    index_gates: Optional[str] = None,
     arch: Union[str, os.PathLike, None] = None,
 ) -> Document:
     """Per-phase slots, multiplicity and coverage of a gate (`phasesim coverage`).
@@ -77,9 +78,11 @@ def coverage(
       stride: Stride S (tokens between entries) (default 4)
       gates: Gate: uniform, last, onehot:K, weights:a,b,..., logits:a,b,..., random:SEED[:SCALE]
           or channels:SPEC=SHARE|SPEC=SHARE|... (per-channel groups) (default 'last')
-      arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
-          or a preset (nsa, v4-csa, v4-hca, v41-csa); replaces --window, --stride, --gates (not
+      index_gates: The read path's index gate (stage 1, selection), in the forms of --gates (not
           given)
+      arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
+          or a preset (nsa, v4-csa, v4-hca, v41-csa); replaces --window, --stride, --gates,
+          --index-gates (not given)
 
     Returns the `coverage` JSON document as a dict. Bad input raises ValueError with the CLI's
     line; Ctrl-C raises KeyboardInterrupt.
@@ -248,6 +251,13 @@ def niah(
     offset: int = 0,
     split_rho: float = 1.0,
     arch: Union[str, os.PathLike, None] = None,
+    top_k: Optional[int] = None,
+    index_gates: Optional[str] = None,
+    index_beta: Optional[float] = None,
+    index_rho: Optional[float] = None,
+    sliding_window: Optional[int] = None,
+    sink: Optional[float] = None,
+    needle_tokens: int = 1,
     beta: Optional[float] = None,
     dim: Optional[int] = None,
     query_noise: float = 0.0,
@@ -279,6 +289,19 @@ def niah(
       arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
           or a preset (nsa, v4-csa, v4-hca, v41-csa); replaces --window, --stride, --heads,
           --gates, --offset, --split-rho (not given)
+      top_k: Stage 1 keeps the K entries with the best selection scores (default: every entry,
+          the argmax over all; a K at least the entries selects nothing) (not given)
+      index_gates: The selection score's gate: one for every head or one per head,
+          ';'-separated, in the forms of --gates (default: the head's own gate) (not given)
+      index_beta: The selection score's signal strength (default: the model's beta) (not given)
+      index_rho: Correlation of an entry's selection score and attention logit, in [-1, 1]
+          (default 0) (not given)
+      sliding_window: The last N tokens are also read raw in stage 2, one entry each (default 0)
+          (not given)
+      sink: A stage-2 competitor with this standardized logit: when it wins, nothing is read
+          (not given)
+      needle_tokens: Tokens n of the needle (p..p+n-1); the query matches the normalized sum of
+          their keys (default 1)
       beta: Standardized channel: signal strength beta (4.5 when neither --beta nor --dim is
           given) (not given)
       dim: Full-vector model: key dimension d (instead of --beta) (not given)
@@ -308,6 +331,7 @@ def optimize(
     entries: int = 32768,
     model: str = 'normalized',
     weights: Sequence[float] = [],
+    top_k: Optional[int] = None,
     restarts: int = 8,
     seed: int = 1,
     init_scale: float = 2.0,
@@ -324,6 +348,8 @@ def optimize(
       model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
           (the weights are shares of one-hot channel groups) (default 'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       restarts: Random starts random:SEED+r:SCALE besides the equal splits (default 8)
       seed: SEED of the random starts random:SEED+r:SCALE (default 1)
       init_scale: SCALE of the random starts (default 2.0)
@@ -340,6 +366,7 @@ def phase_diagram(
     window: int = 8,
     stride: int = 4,
     model: str = 'normalized',
+    top_k: Optional[int] = None,
     beta: str = '4:12:1',
     entries: Sequence[int] = [1024, 32768, 1000000],
     restarts: int = 2,
@@ -355,6 +382,8 @@ def phase_diagram(
       stride: Stride S (tokens between entries) (default 4)
       model: normalized (u = g/||g||, the physical model), linear (A_lin(c), T1a) or channels
           (the weights are shares of one-hot channel groups) (default 'normalized')
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       beta: Betas: a:b:step (inclusive) or a comma list (default '4:12:1')
       entries: Entry counts N1,N2,... (entries in all) (default [1024, 32768, 1000000])
       restarts: Random starts per cell besides the equal splits and the warm start (default 2)
@@ -398,6 +427,7 @@ def theorem_concentration(
     entries: int = 32768,
     model: str = 'normalized',
     weights: Sequence[float] = [],
+    top_k: Optional[int] = None,
     restarts: int = 8,
     seed: int = 1,
     init_scale: float = 2.0,
@@ -415,6 +445,8 @@ def theorem_concentration(
       model: normalized (u = g/||g||, the physical model) or linear (A_lin(c), T1a) (default
           'normalized')
       weights: Phase weights w0,w1,... of J (default uniform) (default [])
+      top_k: T1 under selection (MODEL.md section 10): a phase succeeds when its best entry
+          ranks in the top K (default: 1, the argmax) (not given)
       restarts: Random starts of the optimizer (default 8)
       seed: SEED of the random starts random:SEED+r:SCALE (default 1)
       init_scale: SCALE of the random starts (default 2.0)

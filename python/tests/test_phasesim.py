@@ -79,6 +79,10 @@ CASES = [
      "niah --window 8 --stride 4 --offset 1 --beta 5.0 --context 8192 --prompts 16"),
     (phasesim.niah, dict(arch="nsa", beta=5.0, context=8192, prompts=16),
      "niah --arch nsa --beta 5.0 --context 8192 --prompts 16"),
+    (phasesim.niah, dict(beta=5.0, context=8192, prompts=16, top_k=64, index_gates="uniform",
+                         index_rho=0.5, sliding_window=128, sink=1.5, needle_tokens=2),
+     "niah --beta 5.0 --context 8192 --prompts 16 --top-k 64 --index-gates uniform "
+     "--index-rho 0.5 --sliding-window 128 --sink 1.5 --needle-tokens 2"),
     (phasesim.niah, dict(gates="channels:onehot:4=0.25|uniform=0.75", split_rho=0.5, dim=16,
                          engine="full", context=2048, prompts=8),
      "niah --gates channels:onehot:4=0.25|uniform=0.75 --split-rho 0.5 --dim 16 --engine full "
@@ -219,6 +223,15 @@ REFUSALS = [
     (phasesim.niah, dict(seed=99999999999999999999999), "niah --seed 99999999999999999999999"),
     (phasesim.diversity, dict(heads=[4], train_heads=[0]), "diversity --heads 4 --train-heads 0"),
     (phasesim.phase_diagram, dict(beta="6:4:1"), "phase-diagram --beta 6:4:1"),
+    # the read path's (issue 37)
+    (phasesim.niah, dict(top_k=0), "niah --top-k 0"),
+    (phasesim.niah, dict(index_rho=1.5), "niah --index-rho 1.5"),
+    (phasesim.niah, dict(needle_tokens=300), "niah --needle-tokens 300"),
+    (phasesim.niah, dict(sliding_window=200000), "niah --sliding-window 200000"),
+    (phasesim.niah, dict(sink=float("nan")), "niah --sink nan"),
+    (phasesim.niah, dict(engine="analytic", needle_tokens=2),
+     "niah --engine analytic --needle-tokens 2"),
+    (phasesim.optimize, dict(top_k=0), "optimize --top-k 0"),
     # work bounded up front (issue 26), by the library for both
     (phasesim.optimize, dict(restarts=100000000), "optimize --restarts 100000000"),
     (phasesim.phase_diagram, dict(restarts=10000000), "phase-diagram --restarts 10000000"),

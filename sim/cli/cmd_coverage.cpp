@@ -27,6 +27,15 @@ void print_coverage_table(const Json& phases, std::ostream& out) {
   table.print(out);
 }
 
+// A gate's phases; with an index gate (the read path), stage 1's (selection) after stage 2's.
+void print_stages(const Json& doc, std::ostream& out) {
+  if (!doc.contains("index_phases")) return print_coverage_table(doc["phases"], out);
+  out << "stage 2 (attention), gate " << doc["gate"].get<std::string>() << ":\n";
+  print_coverage_table(doc["phases"], out);
+  out << "stage 1 (selection), index gate " << doc["index_gate"].get<std::string>() << ":\n";
+  print_coverage_table(doc["index_phases"], out);
+}
+
 // Every cache's coverage, the architecture and its KV cost.
 void print_architecture(const niah::Architecture& arch, const Json& doc, std::ostream& out) {
   const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads());
@@ -44,7 +53,7 @@ void print_architecture(const niah::Architecture& arch, const Json& doc, std::os
     if (head.split_rho != 1) out << ", split rho " << head.split_rho;
     if (head.query_heads > 1) out << ", read by " << head.query_heads << " query heads";
     out << "\n";
-    print_coverage_table(doc["architecture"]["heads"][h]["phases"], out);
+    print_stages(doc["architecture"]["heads"][h], out);
   }
 }
 
@@ -52,7 +61,7 @@ void print_coverage(const commands::Coverage& command, const Json& doc, double, 
   if (command.architecture()) return print_architecture(*command.architecture(), doc, out);
   out << "coverage of W=" << command.options().window << " S=" << command.options().stride
       << " gate " << command.gate()->spec << "\n";
-  print_coverage_table(doc["phases"], out);
+  print_stages(doc, out);
 }
 
 }  // namespace

@@ -42,6 +42,27 @@ std::string entries_text(const niah::NiahModel& m) {
                       : counted(least, "entry", "entries");
 }
 
+// The read path (MODEL.md section 10), where some head has one: the first head's, or "read
+// paths per head" when they differ.
+void print_read_path(const niah::NiahModel& m, std::ostream& out) {
+  if (m.needle_tokens > 1) out << ", needle of " << m.needle_tokens << " tokens";
+  if (m.read_paths.empty()) return;
+  const auto text = read_path_json(m.read_path(0)).dump();
+  for (int h = 1; h < m.heads(); ++h) {
+    if (read_path_json(m.read_path(h)).dump() != text) {
+      out << ", read paths per head";
+      return;
+    }
+  }
+  const auto& p = m.read_path(0);
+  if (p.top_k) {
+    out << ", top-k " << *p.top_k << " (index " << (p.index_gate ? p.index_gate->spec : "gate")
+        << ", beta " << m.index_beta(0) << ", rho " << p.index_rho << ")";
+  }
+  if (p.sliding_window > 0) out << ", window " << p.sliding_window;
+  if (p.sink) out << ", sink " << *p.sink;
+}
+
 void print_header(const niah::NiahRun& run, const std::string& engine, std::ostream& out) {
   const auto& m = run.model;
   out << "niah: ";
@@ -53,15 +74,20 @@ void print_header(const niah::NiahRun& run, const std::string& engine, std::ostr
   }
   if (m.content_noise > 0) out << ", content noise " << m.content_noise;
   if (m.rms_norm) out << ", rms-norm";
+  print_read_path(m, out);
   out << ", context " << m.context << " (" << entries_text(m) << "), combine " << run.combine.text
       << ", engine " << engine << ", seed " << m.seed << "\n";
 }
 
+// With the read path, each group's stage 1 (selected) beside its accuracy.
 void print_groups(const niah::NiahResult& result, std::ostream& out) {
   const bool exact = !result.summary.trials;
-  out << "group  accuracy" << (exact ? "  (exact)" : "     ± se  95% Wilson CI") << "\n";
+  const bool stages = result.groups.front().selected.has_value();
+  out << "group  accuracy" << (stages ? "  selected" : "")
+      << (exact ? "  (exact)" : "     ± se  95% Wilson CI") << "\n";
   for (const auto& g : result.groups) {
     out << std::setw(5) << g.group << "  " << fixed(g.accuracy, 4);
+    if (stages) out << "    " << fixed(*g.selected, 4);
     if (!exact) {
       out << "  " << fixed(g.std_error, 4) << "  [" << fixed(g.ci_low, 4) << ", "
           << fixed(g.ci_high, 4) << "]";
@@ -112,11 +138,33 @@ void print_knockout(const niah::NiahRun& run, const niah::NiahResult& result, st
 
 }  // namespace
 
+// Where the needles were lost: at selection (1 - selected) or at attention (selected -
+// accuracy), mean over groups, and the groups that lost most at each.
+void print_stages(const niah::NiahResult& result, std::ostream& out) {
+  if (!result.groups.front().selected) return;
+  double selected = 0;
+  const niah::GroupAccuracy* worst_selection = &result.groups.front();
+  const niah::GroupAccuracy* worst_attention = &result.groups.front();
+  for (const auto& g : result.groups) {
+    selected += *g.selected;
+    if (*g.selected < *worst_selection->selected) worst_selection = &g;
+    if (*g.selected - g.accuracy > *worst_attention->selected - worst_attention->accuracy) {
+      worst_attention = &g;
+    }
+  }
+  selected /= static_cast<double>(result.groups.size());
+  out << "stages: selection passes " << fixed(selected, 4) << " (loses " << fixed(1 - selected, 4)
+      << ", most in group " << worst_selection->group << "), attention loses "
+      << fixed(selected - result.summary.mean, 4) << " (most in group " << worst_attention->group
+      << ")\n";
+}
+
 void print_niah_table(const niah::NiahRun& run, const std::string& engine,
                       const niah::NiahResult& result, double seconds, std::ostream& out) {
   print_header(run, engine, out);
   print_groups(result, out);
   print_summary(run, result.summary, seconds, out);
+  print_stages(result, out);
   if (result.knockout) print_knockout(run, result, out);
 }
 

@@ -71,6 +71,35 @@ void add_protocol(OptionTable<Options>& t) {
         {.short_name = "P"});
 }
 
+/// The read path (MODEL.md section 10) on the fields of Options::spec (a niah::NiahSpec): what
+/// it says applies to every head whose architecture file gives no value of its own.
+template <class Options>
+void add_read_path(OptionTable<Options>& t) {
+  t.add(
+      "top-k", [](auto& o) -> auto& { return o.spec.read.top_k; },
+      "Stage 1 keeps the K entries with the best selection scores (default: every entry, the "
+      "argmax over all; a K at least the entries selects nothing)");
+  t.add(
+      "index-gates", [](auto& o) -> auto& { return o.spec.read.index_gates; },
+      "The selection score's gate: one for every head or one per head, ';'-separated, in the "
+      "forms of --gates (default: the head's own gate)");
+  t.add(
+      "index-beta", [](auto& o) -> auto& { return o.spec.read.index_beta; },
+      "The selection score's signal strength (default: the model's beta)");
+  t.add(
+      "index-rho", [](auto& o) -> auto& { return o.spec.read.index_rho; },
+      "Correlation of an entry's selection score and attention logit, in [-1, 1] (default 0)");
+  t.add(
+      "sliding-window", [](auto& o) -> auto& { return o.spec.read.sliding_window; },
+      "The last N tokens are also read raw in stage 2, one entry each (default 0)");
+  t.add(
+      "sink", [](auto& o) -> auto& { return o.spec.read.sink; },
+      "A stage-2 competitor with this standardized logit: when it wins, nothing is read");
+  t.add(
+      "needle-tokens", [](auto& o) -> auto& { return o.spec.needle_tokens; },
+      "Tokens n of the needle (p..p+n-1); the query matches the normalized sum of their keys");
+}
+
 /// --seed (Options::spec.seed) and --threads (Options::threads).
 template <class Options>
 void add_seed_and_threads(OptionTable<Options>& t) {

@@ -36,7 +36,9 @@ CommandInfo Coverage::info() {
   CommandInfo info{"coverage", "Per-phase slots, multiplicity and coverage of a gate"};
   info.details =
       "Slots, multiplicity and coverage of each phase under one gate; with --arch, of every cache "
-      "of an architecture (a cache read by K query heads once), with its KV cost.";
+      "of an architecture (a cache read by K query heads once), with its KV cost. With an index "
+      "gate (--index-gates, or index_gate in the architecture file), the coverage stage 1 "
+      "(selection) sees beside stage 2's (attention), MODEL.md section 10.";
   return info;
 }
 
@@ -44,7 +46,9 @@ OptionTable<Coverage::Options> Coverage::table(const Environment&) {
   OptionTable<Options> t;
   add_geometry(t, &Options::window, &Options::stride);
   t.add("gates", &Options::gates, std::string("Gate: ") + kGateFormsHelp, {.aliases = {"gate"}});
-  add_arch(t, &Options::arch, {"window", "stride", "gates"});
+  t.add("index-gates", &Options::index_gates,
+        "The read path's index gate (stage 1, selection), in the forms of --gates");
+  add_arch(t, &Options::arch, {"window", "stride", "gates", "index-gates"});
   return t;
 }
 
@@ -54,6 +58,7 @@ Coverage::Coverage(Options options, const Environment&) : options_(std::move(opt
     niah::check_coverage_work(*options_.arch, *architecture_);
   } else {
     gate_ = coverage_gate(geometry(), options_.gates);
+    if (options_.index_gates) index_gate_ = coverage_gate(geometry(), *options_.index_gates);
   }
 }
 
@@ -65,7 +70,9 @@ Work Coverage::work() const {
 
 Json Coverage::run(const Context&) const {
   if (architecture_) return niah::architecture_coverage_document(*options_.arch, *architecture_);
-  return coverage_document(geometry(), *gate_);
+  auto doc = coverage_document(geometry(), *gate_);
+  if (index_gate_) add_index_coverage(doc, geometry(), *index_gate_);
+  return doc;
 }
 
 }  // namespace phasesim::commands

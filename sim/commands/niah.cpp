@@ -12,7 +12,10 @@ CommandInfo Niah::info() {
       "errors, Wilson intervals, head combination and knockout; per-channel gates "
       "(channels:SPEC=SHARE|...) and split projections (--split-rho), MODEL.md section 9. With "
       "--arch, an architecture: layers of heads, each with its own window, stride, offset and gate "
-      "(a file, or a preset: v4-csa, v4-hca, v41-csa, nsa); every run reports its KV cost. "
+      "(a file, or a preset: v4-csa, v4-hca, v41-csa, nsa); every run reports its KV cost. The "
+      "read path (MODEL.md section 10): top-k selection by an indexer with its own gate "
+      "(--top-k, --index-gates, --index-beta, --index-rho), the sliding window, a sink, needles "
+      "of several tokens. "
       "Engines: analytic, fast (the default), full, full-double, gpu (sim/ENGINES.md).";
   return info;
 }
@@ -39,6 +42,7 @@ OptionTable<Niah::Options> Niah::table(const Environment& environment) {
       "split_rho per layer or head)",
       shorthand);
   add_arch(t, &Options::arch, {"window", "stride", "heads", "gates", "offset", "split-rho"});
+  add_read_path(t);
   add_run_options(t, environment.engines->names());
   t.add(
       "knockout", [](auto& o) -> auto& { return o.spec.knockout; },

@@ -32,6 +32,14 @@ void add_objective(OptionTable<Options>& t, Get get, bool point = true,
   if (!weights.empty()) t.add("weights", part(get, &ObjectiveOptions::weights), weights);
 }
 
+// --top-k: T1 under selection (theory/THEORY.md), the commands whose objective takes it.
+template <class Options, class Get>
+void add_top_k(OptionTable<Options>& t, Get get) {
+  t.add("top-k", part(get, &theorems::ObjectiveOptions::top_k),
+        "T1 under selection (MODEL.md section 10): a phase succeeds when its best entry ranks in "
+        "the top K (default: 1, the argmax)");
+}
+
 // The optimizer's --restarts, --seed, --init-scale and --max-iterations.
 template <class Options, class Get>
 void add_search(OptionTable<Options>& t, Get get, const std::string& restarts) {
@@ -102,6 +110,8 @@ OptionTable<Optimize::Options> Optimize::table(const Environment&) {
   OptionTable<Options> t;
   add_objective(
       t, [](auto& o) -> auto& { return o.command.objective; }, true, kWeightsHelp);
+  add_top_k(
+      t, [](auto& o) -> auto& { return o.command.objective; });
   add_search(
       t, [](auto& o) -> auto& { return o.command.search; },
       "Random starts random:SEED+r:SCALE besides the equal splits");
@@ -122,6 +132,8 @@ OptionTable<PhaseDiagram::Options> PhaseDiagram::table(const Environment&) {
   OptionTable<Options> t;
   add_objective(
       t, [](auto& o) -> auto& { return o.command.objective; }, false);
+  add_top_k(
+      t, [](auto& o) -> auto& { return o.command.objective; });
   t.add(
       "beta", [](auto& o) -> auto& { return o.command.betas; },
       "Betas: a:b:step (inclusive) or a comma list");
@@ -228,6 +240,8 @@ OptionTable<TheoremConcentration::Options> TheoremConcentration::table(const Env
   OptionTable<Options> t;
   add_objective(
       t, [](auto& o) -> auto& { return o.command.objective; }, true, kWeightsHelp, false);
+  add_top_k(
+      t, [](auto& o) -> auto& { return o.command.objective; });
   add_search(
       t, [](auto& o) -> auto& { return o.command.check.search; }, "Random starts of the optimizer");
   t.add(

@@ -1,19 +1,175 @@
 #include "phasesim/engines/analytic_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include "phasesim/channel/phase_channel.hpp"
+#include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/parallel.hpp"
+#include "phasesim/model/needle_laws.hpp"
+
+namespace phasesim::engines::analytic {
+
+// What the engine gives of one head (niah::EngineOutput's four rows for it); a result of
+// parallel_map, so it crosses MPI ranks (core/bytes.hpp).
+struct HeadSuccess {
+  std::vector<double> far, far_selected, window, window_selected;
+};
+
+}  // namespace phasesim::engines::analytic
+
+namespace phasesim {
+
+template <>
+struct Fields<engines::analytic::HeadSuccess> {
+  static auto of(auto& h) { return std::tie(h.far, h.far_selected, h.window, h.window_selected); }
+};
+
+}  // namespace phasesim
 
 namespace phasesim::engines {
 namespace {
+
+using analytic::HeadSuccess;
 
 constexpr std::int64_t kMaxClasses = std::int64_t{1} << 20;
 // Measured (benchmarks/theorems_benchmark.cpp, BM_NiahAnalytic): a phase's quadrature costs
 // about this much per slot it holds, and the report about this much per trial and head.
 constexpr double kSecondsPerSlot = 1e-4;
 constexpr double kSecondsPerTrialHead = 1e-7;
+// A phase of a head with a read path sums over the 2^m sets of its m compressed places that stage
+// 1 may keep, each a few integrals over m places: measured at one thread, about 0.2 ms per set
+// and place (W 8 S 4: 1.7 ms a phase, BM_AnalyticReadPath/512; W 32, 48 and 64 with S 8 at
+// k = 64: 7.5, 45 and 260 ms). Beyond k = 2048 the incomplete beta in its integrands costs up to
+// 70 times more, unevenly in k (W 8 S 4 at L = 2^20: 15 ms a phase at k = 4096, 105 at 8192, 165
+// at 32768, 62 at 65536): bounded by k / 64, at most 80 times.
+constexpr double kSecondsPerSetAndPlace = 2e-4;
+constexpr std::int64_t kCheapTopK = 2048;
+
+double read_phase_seconds(const niah::NiahModel& m, int h) {
+  const auto& g = m.geometry(h);
+  const int places = (g.window + g.stride - 1) / g.stride;  // at most 20: check_read_path
+  const auto k = m.read_path(h).top_k.value_or(0);
+  const double slow = m.read_path(h).selects(m.entries(h)) && k > kCheapTopK
+                          ? std::min(80.0, static_cast<double>(k) / 64)
+                          : 1.0;
+  return kSecondsPerSetAndPlace * places * std::ldexp(1.0, places) * slow;
+}
+
+// What the order-statistic quadrature is exact for (channel/read_path.hpp): independent
+// places (a needle of one token), a selection score independent of the attention logit, the
+// standardized channel.
+void check_read_path(const niah::NiahModel& model) {
+  if (model.plain()) return;
+  const auto refuse = [](const std::string& why) {
+    throw InputError("invalid --engine analytic: " + why + "; use --engine fast");
+  };
+  if (model.needle_tokens > 1) {
+    refuse(
+        "a needle of several tokens has places whose noises are tied (MODEL.md section 10), "
+        "which the analytic read path does not integrate");
+  }
+  if (model.full_vector()) {
+    refuse(
+        "the read path (MODEL.md section 10) is computed in the standardized channel, not "
+        "the full-vector model's large-d limit (give --beta)");
+  }
+  for (int h = 0; h < model.heads(); ++h) {
+    const auto rho = model.read_path(h).index_rho;
+    if (rho != 0 && model.read_path(h).selects(model.entries(h))) {
+      refuse("--index-rho " + format_number(rho) +
+             " ties the selected entries' attention logits to their selection scores, which the "
+             "order-statistic quadrature assumes independent");
+    }
+    const auto places =
+        (model.geometry(h).window + model.geometry(h).stride - 1) / model.geometry(h).stride;
+    if (places > 20)
+      refuse("head " + std::to_string(h) + " holds a needle in more than 20 entries");
+  }
+}
+
+// A needle position of phase phi in the head's interior (where its entries are all complete).
+std::int64_t position_of_phase(const Geometry& g, int phi) {
+  const std::int64_t base = std::max(g.window, g.offset) + g.stride;
+  return base + ((phi - base) % g.stride + g.stride) % g.stride;
+}
+
+// The head's two stages for a needle of each phase far from the query, and inside its window.
+HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
+  const auto& g = m.geometry(h);
+  const auto& path = m.read_path(h);
+  const auto& gate = m.gates[static_cast<std::size_t>(h)];
+  const double beta = m.beta_effective();
+  channel::TwoStageRest rest;
+  rest.top_k = path.top_k.value_or(m.entries(h));
+  rest.sink = path.sink;
+  HeadSuccess head;
+  for (int phi = 0; phi < g.stride; ++phi) {
+    const auto p = position_of_phase(g, phi);
+    const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, 1, m.entries(h), p + 1);
+    const auto index =
+        needle_laws(g, m.index_gate(h), 1.0, m.index_beta(h), p, 1, m.entries(h), p + 1);
+    std::vector<channel::TwoStagePlace> places;
+    for (std::size_t x = 0; x < laws.places.size(); ++x) {
+      const auto& a = laws.places[x];
+      const auto& i = index.places[x];
+      places.push_back({{a.mean, a.sd}, {i.mean, i.sd}, false});
+    }
+    rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
+    // Far from the query, and (with a window) its token read raw at u = 1: one stage 1.
+    std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window}};
+    if (path.sliding_window > 0) variants.push_back({{{beta, 0.0}}, path.sliding_window - 1});
+    const auto values = channel::two_stage_variants(places, rest, variants);
+    head.far.push_back(values.front().retrieved);
+    head.far_selected.push_back(values.front().selected);
+    head.window.push_back(values.back().retrieved);
+    head.window_selected.push_back(values.back().selected);
+  }
+  return head;
+}
+
+// Section 4's argmax over every entry: stage 1 passes, and the head has no window.
+HeadSuccess plain_success(const niah::NiahModel& m, int h) {
+  HeadSuccess head;
+  head.far = channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
+                                    m.beta_effective(), m.entries(h), m.split_rho(h));
+  head.far_selected.assign(head.far.size(), 1.0);
+  head.window = head.far;
+  head.window_selected = head.far_selected;
+  return head;
+}
+
+// True when two gates pool alike: the same weights, and the same channel groups (a per-channel
+// gate's weights are only its groups' mean, which a gate of one group can equal).
+bool same_pooling(const Gate& a, const Gate& b) {
+  return a.weights == b.weights &&
+         std::equal(a.channels.begin(), a.channels.end(), b.channels.begin(), b.channels.end(),
+                    [](const ChannelGroup& x, const ChannelGroup& y) {
+                      return x.weights == y.weights && x.share == y.share;
+                    });
+}
+
+// True when heads a and b read their caches alike (the same plain argmax, or the same stages).
+bool same_read(const niah::NiahModel& m, int a, int b) {
+  if (m.plain(a) || m.plain(b)) return m.plain(a) && m.plain(b);
+  const auto& x = m.read_path(a);
+  const auto& y = m.read_path(b);
+  return x.top_k == y.top_k && x.index_rho == y.index_rho && x.sliding_window == y.sliding_window &&
+         x.sink == y.sink && m.index_beta(a) == m.index_beta(b) &&
+         same_pooling(m.index_gate(a), m.index_gate(b));
+}
+
+// True when heads a and b give the same P by phase: one geometry, gate, projection and read.
+bool same_head(const niah::NiahModel& m, int a, int b) {
+  const auto& x = m.geometry(a);
+  const auto& y = m.geometry(b);
+  return x.window == y.window && x.stride == y.stride && x.offset == y.offset &&
+         m.split_rho(a) == m.split_rho(b) &&
+         same_pooling(m.gates[static_cast<std::size_t>(a)], m.gates[static_cast<std::size_t>(b)]) &&
+         same_read(m, a, b);
+}
 
 }  // namespace
 
@@ -30,6 +186,7 @@ void AnalyticEngine::check(const niah::NiahModel& model) const {
             "--query-noise have correlated logits the analytic channel does not compute; use "
             "--engine full");
   }
+  check_read_path(model);
   // The report combines heads per class of needle positions modulo the strides' lcm: bound
   // that work, and its memory, before any.
   const auto classes = niah::stride_period(model.geometries, model.context);
@@ -50,16 +207,11 @@ std::vector<std::string> AnalyticEngine::paths(const niah::NiahModel& model) con
 std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
   std::vector<int> source;
   for (int h = 0; h < m.heads(); ++h) {
-    int same = m.alike_head(h);  // a query head reads its cache's first head's P
+    // A query head reads its cache's first head's P, which may itself repeat an earlier head's.
+    const int cache = m.alike_head(h);
+    int same = cache != h && same_head(m, cache, h) ? source[static_cast<std::size_t>(cache)] : h;
     for (int e = 0; e < h && same == h; ++e) {
-      const auto& a = m.geometry(e);
-      const auto& b = m.geometry(h);
-      if (source[static_cast<std::size_t>(e)] == e && a.window == b.window &&
-          a.stride == b.stride && a.offset == b.offset && m.split_rho(e) == m.split_rho(h) &&
-          m.gates[static_cast<std::size_t>(e)].weights ==
-              m.gates[static_cast<std::size_t>(h)].weights) {
-        same = e;
-      }
+      if (source[static_cast<std::size_t>(e)] == e && same_head(m, e, h)) same = e;
     }
     source.push_back(same);
   }
@@ -69,12 +221,14 @@ std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
 WorkEstimate AnalyticEngine::estimate(const niah::NiahRun& run) const {
   const auto& m = run.model;
   const auto source = computed_as(m);
-  double quadratures = 0;  // one per distinct head and phase, each about as costly as its slots
+  double seconds = 0;  // one quadrature per distinct head and phase
   for (int h = 0; h < m.heads(); ++h) {
-    if (source[static_cast<std::size_t>(h)] == h) quadratures += m.geometry(h).window;
+    if (source[static_cast<std::size_t>(h)] != h) continue;
+    seconds += m.plain(h) ? m.geometry(h).window * kSecondsPerSlot
+                          : m.geometry(h).stride * read_phase_seconds(m, h);
   }
   const auto trials = static_cast<double>(run.needles.trials());
-  return {quadratures * kSecondsPerSlot + trials * m.heads() * kSecondsPerTrialHead,
+  return {seconds + trials * m.heads() * kSecondsPerTrialHead,
           32.0 * m.heads() * m.max_window() + 32 * trials * m.heads()};
 }
 
@@ -88,14 +242,18 @@ niah::EngineOutput AnalyticEngine::run(const niah::NiahRun& run, const Parallel&
   const auto computed =
       parallel_map(parallel, static_cast<std::int64_t>(distinct.size()), [&](std::int64_t i) {
         const int h = distinct[static_cast<std::size_t>(i)];
-        return channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
-                                      m.beta_effective(), m.entries(h), m.split_rho(h));
+        return m.plain(h) ? plain_success(m, h) : read_path_success(m, h);
       });
   niah::EngineOutput output;
   for (int h = 0; h < m.heads(); ++h) {
-    const auto at =
-        std::find(distinct.begin(), distinct.end(), source[static_cast<std::size_t>(h)]);
-    output.phase_success.push_back(computed[static_cast<std::size_t>(at - distinct.begin())]);
+    const auto& head = computed[static_cast<std::size_t>(
+        std::find(distinct.begin(), distinct.end(), source[static_cast<std::size_t>(h)]) -
+        distinct.begin())];
+    output.phase_success.push_back(head.far);
+    if (m.plain()) continue;  // section 4's argmax everywhere: the other rows stay empty
+    output.phase_selected.push_back(head.far_selected);
+    output.window_success.push_back(head.window);
+    output.window_selected.push_back(head.window_selected);
   }
   return output;
 }

@@ -26,6 +26,11 @@ class FullScanner {
   struct Workspace {
     std::vector<Real> reals;
     std::vector<double> doubles;
+    // The read path (MODEL.md section 10): the indexer's scan, every entry's logit and score.
+    std::vector<Real> index_reals;
+    std::vector<double> index_doubles;
+    std::vector<Real> attention;
+    std::vector<double> score;
   };
   Workspace workspace() const;
 

@@ -121,6 +121,14 @@ float EntryLogit(const FullVectorHead& head, const ScanWorkspace<float>& ws,
   return SimdOps::entry_logit(head, ws, weights, first);
 }
 
+void ReadScan(const FullVectorHead& head, const FullVectorRead& read, std::uint64_t seed,
+              std::uint32_t trial, std::uint32_t head_index, ReadQueries scales, std::int64_t begin,
+              std::int64_t end, const ScanWorkspace<float>& ws,
+              const ScanWorkspace<float>& index_ws, float* attention, double* score) {
+  scan_read_entries<SimdOps>(head, read, seed, trial, head_index, scales, begin, end, ws, index_ws,
+                             attention, score);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace phasesim::engines
 HWY_AFTER_NAMESPACE();
@@ -130,12 +138,22 @@ namespace phasesim::engines {
 
 HWY_EXPORT(Scan);
 HWY_EXPORT(EntryLogit);
+HWY_EXPORT(ReadScan);
 
 niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t seed,
                                      std::uint32_t trial, std::uint32_t head_index,
                                      std::int64_t needle, std::int64_t begin, std::int64_t end,
                                      const ScanWorkspace<float>& ws) {
   return HWY_DYNAMIC_DISPATCH(Scan)(head, seed, trial, head_index, needle, begin, end, ws);
+}
+
+void full_vector_read_simd(const FullVectorHead& head, const FullVectorRead& read,
+                           std::uint64_t seed, std::uint32_t trial, std::uint32_t head_index,
+                           ReadQueries scales, std::int64_t begin, std::int64_t end,
+                           const ScanWorkspace<float>& ws, const ScanWorkspace<float>& index_ws,
+                           float* attention, double* score) {
+  HWY_DYNAMIC_DISPATCH(ReadScan)
+  (head, read, seed, trial, head_index, scales, begin, end, ws, index_ws, attention, score);
 }
 
 float full_vector_entry_logit_simd(const FullVectorHead& head, const ScanWorkspace<float>& ws,

@@ -63,10 +63,50 @@ struct KernelWorkspace {
   }
 };
 
+/// The read path's (MODEL.md section 10): the indexers' workspaces, and per block every
+/// entry's attention logit and selection score (full_vector_read.hpp). Null without one.
+struct ReadWorkspace {
+  KernelWorkspace index;
+  const FullVectorRead* reads = nullptr;  ///< per head
+  float* attention = nullptr;             ///< blocks x entries
+  double* score = nullptr;
+  std::int64_t entries = 0;          ///< the most of any head
+  std::uint8_t* selected = nullptr;  ///< per item: stage 1 passed the needle
+};
+
+// One item of a head that reads beyond section 4: the threads scan ranges of the entries into
+// the block's arrays, then thread 0 selects and reads (finish_read), as the CPU engine does.
+__device__ niah::Argmax read_item(const FullVectorHead& head, const ReadWorkspace& read_ws, int h,
+                                  std::uint32_t trial, std::int64_t needle, std::uint64_t seed,
+                                  const ScanWorkspace<float>& ws, int threads, int t,
+                                  std::uint8_t& selected) {
+  const auto& read = read_ws.reads[h];
+  const auto index_ws = read_ws.index.carve(threads, t);
+  const auto index = static_cast<std::uint32_t>(h);
+  const auto scales = prepare_read<FloatOps>(head, read, seed, trial, index, needle, ws, index_ws);
+  float* attention = read_ws.attention + static_cast<std::int64_t>(blockIdx.x) * read_ws.entries;
+  double* score = read_ws.score + static_cast<std::int64_t>(blockIdx.x) * read_ws.entries;
+  const std::int64_t begin = head.entries * t / threads;
+  const std::int64_t end = head.entries * (t + 1) / threads;
+  if (begin < end) {
+    scan_read_entries<FloatOps>(head, read, seed, trial, index, scales, begin, end, ws, index_ws,
+                                attention, score);
+  }
+  __syncthreads();
+  niah::Argmax best;
+  if (t == 0) {
+    const auto out =
+        finish_read<FloatOps>(head, read, seed, trial, index, needle, attention, score, ws);
+    best = out.best;
+    selected = out.selected ? 1 : 0;
+  }
+  return best;
+}
+
 // Item i is (trial i / scanned_count, head scanned[i % scanned_count]).
 __global__ void argmax_kernel(const FullVectorHead* heads, const int* scanned, int scanned_count,
                               niah::NeedlePlan needles, std::uint64_t seed,
-                              KernelWorkspace workspace, niah::Argmax* out) {
+                              KernelWorkspace workspace, ReadWorkspace read_ws, niah::Argmax* out) {
   // Plain arrays: __shared__ memory cannot hold a type with default member initializers.
   __shared__ std::int64_t entries[kMaxThreads];
   __shared__ double logits[kMaxThreads];
@@ -79,6 +119,17 @@ __global__ void argmax_kernel(const FullVectorHead* heads, const int* scanned, i
     const auto trial = static_cast<std::uint32_t>(item / scanned_count);
     const int h = scanned[item % scanned_count];
     const FullVectorHead& head = heads[h];
+    if (read_ws.reads && read_ws.reads[h].on) {
+      std::uint8_t selected = 0;
+      const auto best = read_item(head, read_ws, h, trial, needles.position(seed, trial), seed, ws,
+                                  threads, t, selected);
+      if (t == 0) {
+        out[item] = best;
+        read_ws.selected[item] = selected;
+      }
+      __syncthreads();  // the next item reuses the block's arrays
+      continue;
+    }
     const std::int64_t begin = head.entries * t / threads;
     const std::int64_t end = head.entries * (t + 1) / threads;
     niah::Argmax best;
@@ -125,38 +176,92 @@ std::string gpu_device_name() {
          " GiB)";
 }
 
-std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
-                                       const niah::NeedlePlan& needles) {
-  const auto list = full_vector_heads(model);
-  auto heads = list.heads;
-  // Every head's gate, then every head's channel groups' weights, in one device array; the
-  // groups' channel ends in another.
+namespace {
+
+// Heads' gates and channel groups in device arrays, the heads' pointers moved onto them: every
+// head's gate, then every head's groups' weights, in one array; the groups' ends in another.
+struct DeviceGates {
+  DeviceArray<double> gates;
+  DeviceArray<int> ends;
+};
+
+DeviceGates upload_gates(const std::vector<FullVectorHead*>& heads,
+                         const std::vector<std::vector<double>>& group_gates,
+                         const std::vector<std::vector<int>>& group_ends) {
   std::vector<double> gates;
   std::vector<int> ends;
-  for (const auto& h : heads) gates.insert(gates.end(), h.gate, h.gate + h.geometry.window);
+  for (const auto* h : heads) gates.insert(gates.end(), h->gate, h->gate + h->geometry.window);
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    gates.insert(gates.end(), list.group_gates[h].begin(), list.group_gates[h].end());
-    ends.insert(ends.end(), list.group_ends[h].begin(), list.group_ends[h].end());
+    gates.insert(gates.end(), group_gates[h].begin(), group_gates[h].end());
+    ends.insert(ends.end(), group_ends[h].begin(), group_ends[h].end());
   }
-  const auto device_gates =
-      device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data());
-  const auto device_ends = device_array<int>(static_cast<std::int64_t>(ends.size()), ends.data());
+  DeviceGates device{device_array<double>(static_cast<std::int64_t>(gates.size()), gates.data()),
+                     device_array<int>(static_cast<std::int64_t>(ends.size()), ends.data())};
+  std::size_t offset = 0;
+  for (auto* head : heads) {
+    head->gate = device.gates.get() + offset;
+    offset += static_cast<std::size_t>(head->geometry.window);
+  }
+  for (std::size_t h = 0, end = 0; h < heads.size(); ++h) {
+    heads[h]->group_gates = device.gates.get() + offset;
+    heads[h]->group_ends = device.ends.get() + end;
+    offset += group_gates[h].size();
+    end += group_ends[h].size();
+  }
+  return device;
+}
+
+// The read path's device memory (MODEL.md section 10): the indexers (their gates uploaded),
+// their workspaces, each block's arrays of every entry and stage 1's outcome per item.
+struct ReadArrays {
+  DeviceGates gates;
+  DeviceArray<FullVectorRead> reads;
+  DeviceArray<float> reals, attention;
+  DeviceArray<double> doubles, score;
+  DeviceArray<std::uint8_t> selected;
+  ReadWorkspace workspace;
+};
+
+ReadArrays read_arrays(const FullVectorHeads& list, std::int64_t blocks, int threads,
+                       std::int64_t index_reals, std::int64_t doubles, int window, int row,
+                       std::int64_t entries, std::int64_t items) {
+  ReadArrays a;
+  if (!list.reads_beyond()) return a;
+  auto reads = list.reads;
+  std::vector<FullVectorHead*> indexers;
+  for (auto& r : reads) indexers.push_back(&r.index);
+  a.gates = upload_gates(indexers, list.index_group_gates, list.index_group_ends);
+  a.reads = device_array<FullVectorRead>(static_cast<std::int64_t>(reads.size()), reads.data());
+  a.reals = device_array<float>(blocks * threads * index_reals);
+  a.doubles = device_array<double>(blocks * threads * doubles);
+  a.attention = device_array<float>(blocks * entries);
+  a.score = device_array<double>(blocks * entries);
+  a.selected = device_array<std::uint8_t>(items);
+  a.workspace = {
+      {a.reals.get(), a.doubles.get(), index_reals, doubles, window, row, list.index_needs()},
+      a.reads.get(),
+      a.attention.get(),
+      a.score.get(),
+      entries,
+      a.selected.get()};
+  return a;
+}
+
+}  // namespace
+
+std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
+                                       const niah::NeedlePlan& needles,
+                                       std::vector<std::uint8_t>* selected) {
+  const auto list = full_vector_heads(model);
+  auto heads = list.heads;
+  std::vector<FullVectorHead*> pointers;
+  for (auto& h : heads) pointers.push_back(&h);
+  const auto device_gates = upload_gates(pointers, list.group_gates, list.group_ends);
+  const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
   // Each head has its own geometry; every thread's workspace serves the largest window.
   const int window = model.max_window();
   std::int64_t entries = 0;  // the most entries of any head
-  std::size_t offset = 0;
-  for (auto& head : heads) {
-    head.gate = device_gates.get() + offset;
-    offset += static_cast<std::size_t>(head.geometry.window);
-    entries = std::max(entries, head.entries);
-  }
-  for (std::size_t h = 0, end = 0; h < heads.size(); ++h) {
-    heads[h].group_gates = device_gates.get() + offset;
-    heads[h].group_ends = device_ends.get() + end;
-    offset += list.group_gates[h].size();
-    end += list.group_ends[h].size();
-  }
-  const auto device_heads = device_array<FullVectorHead>(model.heads(), heads.data());
+  for (const auto& head : heads) entries = std::max(entries, head.entries);
   // Query heads that attend alike repeat their cache's first one: one scan a cache.
   const auto scanned = model.scanned_heads();
   const auto scanned_count = static_cast<int>(scanned.size());
@@ -168,24 +273,37 @@ std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel& model,
   const int row = FloatOps::row_size(*model.dim);
   const std::int64_t reals = ScanWorkspace<float>::reals(window, row, list.needs());
   const std::int64_t doubles = ScanWorkspace<float>::doubles(window);
-  const std::int64_t bytes_per_thread =
-      reals * std::int64_t{sizeof(float)} + doubles * std::int64_t{sizeof(double)};
+  const bool beyond = list.reads_beyond();
+  const std::int64_t index_reals =
+      beyond ? ScanWorkspace<float>::reals(window, row, list.index_needs()) : 0;
+  const std::int64_t bytes_per_thread = (reals + index_reals) * std::int64_t{sizeof(float)} +
+                                        (beyond ? 2 : 1) * doubles * std::int64_t{sizeof(double)};
+  // The read path keeps every entry's logit and score per block.
+  const std::int64_t bytes_per_block =
+      threads * bytes_per_thread + (beyond ? entries * std::int64_t{12} : 0);
   const std::int64_t items = needles.trials() * scanned_count;
-  const std::int64_t blocks =
-      std::clamp<std::int64_t>(kWorkspaceBytes / (threads * bytes_per_thread), 1, items);
+  const std::int64_t blocks = std::clamp<std::int64_t>(kWorkspaceBytes / bytes_per_block, 1, items);
   const auto device_reals = device_array<float>(blocks * threads * reals);
   const auto device_doubles = device_array<double>(blocks * threads * doubles);
   const auto out = device_array<niah::Argmax>(items);
   const KernelWorkspace workspace{
       device_reals.get(), device_doubles.get(), reals, doubles, window, row, list.needs()};
+  const auto read =
+      read_arrays(list, blocks, threads, index_reals, doubles, window, row, entries, items);
   argmax_kernel<<<static_cast<unsigned>(blocks), threads>>>(
       device_heads.get(), device_scanned.get(), scanned_count, needles, model.seed, workspace,
-      out.get());
+      read.workspace, out.get());
   check(cudaGetLastError(), "the argmax kernel's launch");
   std::vector<niah::Argmax> argmaxes(static_cast<std::size_t>(items));
   check(cudaMemcpy(argmaxes.data(), out.get(), argmaxes.size() * sizeof(niah::Argmax),
                    cudaMemcpyDeviceToHost),
         "the argmax kernel");
+  if (selected && beyond) {
+    selected->resize(static_cast<std::size_t>(items));
+    check(
+        cudaMemcpy(selected->data(), read.selected.get(), selected->size(), cudaMemcpyDeviceToHost),
+        "the read path's stage 1");
+  }
   return argmaxes;
 }
 

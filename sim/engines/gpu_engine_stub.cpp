@@ -16,7 +16,8 @@ std::string gpu_device_name() {
   return {};
 }
 
-std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel&, const niah::NeedlePlan&) {
+std::vector<niah::Argmax> gpu_argmaxes(const niah::NiahModel&, const niah::NeedlePlan&,
+                                       std::vector<std::uint8_t>*) {
   PHASESIM_EXPECT(gpu_unavailable_reason().empty());
   return {};
 }

@@ -18,6 +18,9 @@ namespace phasesim::engines {
 struct HeadOutcome {
   bool retrieved = false;
   niah::Argmax argmax;
+  /// Stage 1 of the read path (MODEL.md section 10) passed some place of the needle: one of
+  /// its entries selected, or a token of it in the sliding window.
+  bool selected = true;
 };
 
 /// The values of every (trial, head), index trial * heads + head, from those of the scanned
@@ -63,13 +66,18 @@ niah::EngineOutput run_trials(const Kernel& kernel, const niah::NiahRun& run,
       });
   const auto rows = spread_alike(run.model, scanned_rows);
   niah::OutcomeTable table(trials, heads);
+  // Stage 1's outcomes where some head reads beyond section 4 (the read path's report).
+  std::optional<niah::OutcomeTable> selected;
+  if (!run.model.plain()) selected.emplace(trials, heads);
   std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    table.set(static_cast<std::int64_t>(k) / heads,
-              static_cast<int>(k % static_cast<std::size_t>(heads)), rows[k].retrieved);
+    const auto trial = static_cast<std::int64_t>(k) / heads;
+    const auto head = static_cast<int>(k % static_cast<std::size_t>(heads));
+    table.set(trial, head, rows[k].retrieved);
+    if (selected) selected->set(trial, head, rows[k].selected);
     if constexpr (Kernel::kArgmaxes) argmaxes[k] = rows[k].argmax;
   }
-  return {{}, std::move(table), std::move(argmaxes)};
+  return {{}, std::move(table), std::move(argmaxes), {}, std::move(selected)};
 }
 
 /// The outcomes of argmaxes (index trial * heads + head): a head retrieves when the entry

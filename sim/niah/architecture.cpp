@@ -46,7 +46,15 @@ struct HeadValues {
   std::optional<std::string> gate;
   std::optional<double> split_rho;
   std::optional<std::int64_t> query_heads;
+  std::optional<std::string> index_gate;  ///< parsed with the head's window
+  ReadPathValues read;                    ///< the rest of the read path
 };
+
+// The keys a layer's or a head's table may have.
+const std::vector<std::string> kHeadKeys = {
+    "window",     "stride",      "offset",         "gate",       "channels",
+    "split_rho",  "query_heads", "top_k",          "index_gate", "index_channels",
+    "index_beta", "index_rho",   "sliding_window", "sink"};
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
                 const Where& where) {
@@ -88,15 +96,19 @@ std::string channel_group(const toml::node& node, const Where& where) {
 }
 
 // The gate of a table: `gate = SPEC`, or `channels = [...]` as the spec channels:...|...
-std::optional<std::string> gate_spec(const toml::table& table, const Where& where) {
-  auto gate = text(table, "gate", where);
-  const auto* node = table.get("channels");
+// (index_gate and index_channels for the selection score's gate).
+std::optional<std::string> gate_spec(const toml::table& table, const Where& where,
+                                     const std::string& gate_key = "gate",
+                                     const std::string& channels_key = "channels") {
+  auto gate = text(table, gate_key.c_str(), where);
+  const auto* node = table.get(channels_key);
   if (!node) return gate;
-  if (gate) fail(where, "give gate or channels, not both");
+  if (gate) fail(where, "give " + gate_key + " or " + channels_key + ", not both");
   const auto* list = node->as_array();
   if (!list || list->empty()) {
     fail(where,
-         "channels must be a list of channel groups, e.g. channels = [{ gate = " +
+         channels_key + " must be a list of channel groups, e.g. " + channels_key +
+             " = [{ gate = " +
              std::string("\"onehot:7\", share = 0.5 }, { gate = \"onehot:3\", share = 0.5 }]"));
   }
   std::vector<std::string> groups;
@@ -141,9 +153,21 @@ ArchitectureFit read_fit(const toml::node& node, const Where& where) {
 }
 
 HeadValues read_values(const toml::table& table, const Where& where) {
-  return {integer(table, "window", where), integer(table, "stride", where),
-          integer(table, "offset", where), gate_spec(table, where),
-          split_rho(table, where),         integer(table, "query_heads", where)};
+  ReadPathValues read;
+  read.top_k = integer(table, "top_k", where);
+  read.index_beta = number(table, "index_beta", where);
+  read.index_rho = number(table, "index_rho", where);
+  read.sliding_window = integer(table, "sliding_window", where);
+  read.sink = number(table, "sink", where);
+  validate_read_path(read, where.text() + ": ");
+  return {integer(table, "window", where),
+          integer(table, "stride", where),
+          integer(table, "offset", where),
+          gate_spec(table, where),
+          split_rho(table, where),
+          integer(table, "query_heads", where),
+          gate_spec(table, where, "index_gate", "index_channels"),
+          read};
 }
 
 int size_of(const std::optional<std::int64_t>& value, const char* key, const Where& where) {
@@ -220,8 +244,7 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
     const Where at{where.file, where.layer, static_cast<int>(i) + 1};
     const auto* table = list->get(i)->as_table();
     if (!table) fail(at, "must be a table of head values, e.g. { offset = 1 }");
-    check_keys(*table,
-               {"window", "stride", "offset", "gate", "channels", "split_rho", "query_heads"}, at);
+    check_keys(*table, kHeadKeys, at);
     heads.push_back(read_values(*table, at));
   }
   return heads;
@@ -229,10 +252,9 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
 
 void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
                 std::int64_t& slots) {
-  check_keys(
-      layer,
-      {"window", "stride", "offset", "gate", "channels", "split_rho", "query_heads", "heads"},
-      where);
+  auto keys = kHeadKeys;
+  keys.push_back("heads");
+  check_keys(layer, keys, where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
   const auto at = [&](std::size_t i) {
@@ -257,8 +279,14 @@ void read_layer(const toml::table& layer, const Where& where, Architecture& arch
     const auto& g = geometries[i];
     const auto gate = head_gate(heads[i].gate, values.gate, g.window, static_cast<int>(i), at(i));
     const double rho = heads[i].split_rho.value_or(values.split_rho.value_or(1.0));
+    auto read = heads[i].read.over(values.read);
+    if (heads[i].index_gate || values.index_gate) {
+      read.index_gate =
+          head_gate(heads[i].index_gate, values.index_gate, g.window, static_cast<int>(i), at(i));
+    }
     for (int q = 1; q <= query_heads[i]; ++q) {
-      arch.heads.push_back({where.layer, static_cast<int>(i) + 1, g, gate, rho, q, query_heads[i]});
+      arch.heads.push_back(
+          {where.layer, static_cast<int>(i) + 1, g, gate, rho, q, query_heads[i], read});
     }
   }
 }
@@ -357,6 +385,9 @@ Json architecture_json(const Architecture& arch) {
       heads.back()["query_head"] = h.query_head;
       heads.back()["query_heads"] = h.query_heads;
     }
+    // The read path as the file gives it, where it gives one (the run's document has each
+    // head's resolved read path).
+    if (!h.read_path.empty()) heads.back()["read_path"] = read_path_json(h.read_path.resolve());
   }
   return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
 }
@@ -394,6 +425,9 @@ Json architecture_coverage_document(const std::string& arch, const Architecture&
     auto& json = doc["architecture"]["heads"][h];
     json["gate_weights"] = head.gate.weights;
     json["phases"] = phase_coverage_json(phase_coverage(head.geometry, head.gate));
+    if (head.read_path.index_gate) {
+      add_index_coverage(json, head.geometry, *head.read_path.index_gate);
+    }
   }
   return doc;
 }

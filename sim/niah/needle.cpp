@@ -16,7 +16,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 }  // namespace
 
 NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
-                        int prompts, const std::string& heads) {
+                        int prompts, const std::string& heads, int tokens) {
   require_at_least(groups, 1, "--groups");
   require_at_least(prompts, 1, "--prompts");
   const std::int64_t G = groups;
@@ -25,14 +25,14 @@ NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t conte
                                           std::to_string(kMaxCounter) + ")");
   require(context <= kMaxCounter, "invalid --context " + std::to_string(context) +
                                       " (must be at most " + std::to_string(kMaxCounter) + ")");
-  // Needles lie in every head's interior positions: group r uses p = k*G + r for k in
-  // [first, last]; the first block's highest position is first*G + G - 1.
+  // Needles lie in every head's interior positions, all their tokens: group r uses p = k*G + r
+  // for k in [first, last]; the first block's highest last token is first*G + G - 1 + n - 1.
   std::int64_t lowest = 0;
   for (const auto& g : geometries) {
     lowest = std::max(lowest, g.interior(g.entries_before(context)).first);
   }
   const std::int64_t first = ceil_div(lowest, G);
-  const std::int64_t top_of_first = first * G + G - 1;
+  const std::int64_t top_of_first = first * G + G - 1 + (tokens - 1);
   std::int64_t shortest = 0;
   std::int64_t highest = kMaxCounter;
   for (const auto& g : geometries) {
@@ -44,14 +44,16 @@ NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t conte
   require(context >= shortest, "invalid --context " + std::to_string(context) +
                                    " (must be at least " + std::to_string(shortest) + " for " +
                                    heads + " and --groups " + std::to_string(G) + ")");
-  const std::int64_t last = (highest - (G - 1)) / G;
+  const std::int64_t last = (highest - (tokens - 1) - (G - 1)) / G;
   return {groups, prompts, first, last - first + 1};
 }
 
-NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts) {
+NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts,
+                        int tokens) {
   return plan_needles(std::span(&geometry, 1), context, groups, prompts,
                       "--window " + std::to_string(geometry.window) + ", --stride " +
-                          std::to_string(geometry.stride));
+                          std::to_string(geometry.stride),
+                      tokens);
 }
 
 std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,

@@ -43,6 +43,21 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
   if (std::any_of(m.gates.begin(), m.gates.end(), [](const Gate& g) { return g.per_channel(); })) {
     for (const auto& gate : m.gates) doc["gate_channels"].push_back(channel_groups_json(gate));
   }
+  // The read path (MODEL.md section 10), where some head has one: its keys (top_k, ...) when
+  // every head reads alike, as window and stride are given, so that a sweep's table has them
+  // as columns; each head's, resolved, under "read_paths" otherwise.
+  if (!m.read_paths.empty()) {
+    Json paths = Json::array();
+    for (const auto& path : m.read_paths) paths.push_back(read_path_json(path));
+    const bool alike =
+        std::all_of(paths.begin(), paths.end(), [&](const Json& p) { return p == paths.front(); });
+    if (alike) {
+      doc.update(paths.front());
+    } else {
+      doc["read_paths"] = paths;
+    }
+  }
+  if (m.needle_tokens > 1) doc["needle_tokens"] = m.needle_tokens;
   doc["beta"] = optional_json(m.beta);
   doc["dim"] = optional_json(m.dim);
   doc["query_noise"] = m.full_vector() ? Json(m.query_noise) : Json();
@@ -97,6 +112,8 @@ Json groups_json(const std::vector<GroupAccuracy>& groups) {
                     {"ci_low", g.ci_low},
                     {"ci_high", g.ci_high},
                     {"std_error", g.std_error}});
+    // Stage 1 of the read path, where some head selects (MODEL.md section 10).
+    if (g.selected) list.back()["selected"] = *g.selected;
   }
   return list;
 }
@@ -145,17 +162,20 @@ NiahSummary summarize(const std::vector<GroupAccuracy>& groups,
   return s;
 }
 
-NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
+NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table,
+                              const std::optional<OutcomeTable>& selected) {
   NiahResult result;
   std::vector<KnockoutGroup> knockout;
   const std::int64_t P = run.needles.prompts;
   for (int r = 0; r < run.needles.groups; ++r) {
     std::int64_t successes = 0;
     std::int64_t without = 0;
+    std::int64_t passed = 0;  // stage 1 (the read path)
     stats::PairedDifference change;
     for (std::int64_t i = r * P; i < (r + 1) * P; ++i) {
       const bool all = combine_outcomes(table.row(i), run.combine);
       successes += all ? 1 : 0;
+      if (selected) passed += combine_outcomes(selected->row(i), run.combine) ? 1 : 0;
       if (!run.knockout) continue;
       const bool less = combine_outcomes(table.row(i), run.combine, *run.knockout);
       without += less ? 1 : 0;
@@ -163,6 +183,9 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
     }
     const auto e = stats::estimate_proportion(successes, P);
     result.groups.push_back({r, e.mean, e.successes, e.trials, e.std_error, e.ci_low, e.ci_high});
+    if (selected) {
+      result.groups.back().selected = static_cast<double>(passed) / static_cast<double>(P);
+    }
     if (run.knockout) {
       const double accuracy = static_cast<double>(without) / static_cast<double>(P);
       knockout.push_back({r, accuracy, change.mean(), change.std_error()});
@@ -173,47 +196,89 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table) {
   return result;
 }
 
-NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success) {
+namespace {
+
+using PhaseTable = std::vector<std::vector<double>>;  // [head][phase]
+
+// The first position whose needle (all n tokens) reaches head h's sliding window: L - N - n + 1
+// (past every needle without a window).
+std::int64_t window_reach(const NiahModel& m, int h) {
+  const auto window = m.read_path(h).sliding_window;
+  return window > 0 ? m.context - window - (m.needle_tokens - 1) : m.context;
+}
+
+// Per-group means of per-head probabilities at each needle position, the heads combined: far
+// from the query the value of each head's phase (`far`), so that a class of positions modulo
+// the strides' period fixes every head's and the heads combine class by class (classes summed
+// in increasing order, which for one geometry is phase order); a needle in some head's sliding
+// window position by position, that head's value from `window`.
+std::vector<double> exact_means(const NiahRun& run, const PhaseTable& far, const PhaseTable& window,
+                                int excluded) {
   const auto& m = run.model;
-  // A class of needle positions modulo the strides' period fixes every head's phase, so heads
-  // combine class by class; classes are summed in increasing order, which for one geometry
-  // is phase order.
-  const auto modulus =
-      stride_period(m.geometries, run.needles.last_position(run.needles.groups - 1) + 1);
+  const auto& plan = run.needles;
+  const auto modulus = stride_period(m.geometries, plan.last_position(plan.groups - 1) + 1);
+  std::int64_t near = m.context;
+  for (int h = 0; h < m.heads(); ++h) near = std::min(near, window_reach(m, h));
   std::vector<double> heads(static_cast<std::size_t>(m.heads()));
-  auto group_accuracy = [&](const std::vector<PositionClass>& classes, int excluded) {
-    double sum = 0;
-    for (const auto& c : classes) {
-      for (int h = 0; h < m.heads(); ++h) {
-        const auto phase = m.geometry(h).phase_of_position(c.position);
-        heads[static_cast<std::size_t>(h)] =
-            phase_success[static_cast<std::size_t>(h)][static_cast<std::size_t>(phase)];
-      }
-      sum += static_cast<double>(c.count) *
-             combine_probabilities(heads, run.combine, excluded, m.key_heads);
+  const auto combined = [&](std::int64_t p, bool windows) {
+    for (int h = 0; h < m.heads(); ++h) {
+      const auto phase = static_cast<std::size_t>(m.geometry(h).phase_of_position(p));
+      const bool inside = windows && p >= window_reach(m, h);
+      heads[static_cast<std::size_t>(h)] =
+          (inside ? window : far)[static_cast<std::size_t>(h)][phase];
     }
-    return sum / static_cast<double>(run.needles.block_count);
+    return combine_probabilities(heads, run.combine, excluded, m.key_heads);
   };
+  std::vector<double> means;
+  for (int r = 0; r < plan.groups; ++r) {
+    double sum = 0;
+    for (const auto& c : position_classes(plan, modulus, r)) {
+      sum += static_cast<double>(c.count) * combined(c.position, false);
+    }
+    // The needles that reach a window: their class counted them far from it.
+    for (std::int64_t p = plan.last_position(r); p >= near && p >= plan.first_position(r);
+         p -= plan.groups) {
+      sum += combined(p, true) - combined(p, false);
+    }
+    means.push_back(sum / static_cast<double>(plan.block_count));
+  }
+  return means;
+}
+
+NiahResult exact_report(const NiahRun& run, const PhaseTable& far, const PhaseTable& window,
+                        const PhaseTable& far_selected, const PhaseTable& window_selected) {
   NiahResult result;
   std::vector<KnockoutGroup> knockout;
+  const auto accuracy = exact_means(run, far, window, -1);
+  const auto without =
+      run.knockout ? exact_means(run, far, window, *run.knockout) : std::vector<double>{};
+  const auto selected = far_selected.empty() ? std::vector<double>{}
+                                             : exact_means(run, far_selected, window_selected, -1);
   for (int r = 0; r < run.needles.groups; ++r) {
-    const auto classes = position_classes(run.needles, modulus, r);
-    const double accuracy = group_accuracy(classes, -1);
-    result.groups.push_back({r, accuracy, std::nullopt, std::nullopt, 0.0, accuracy, accuracy});
-    if (run.knockout) {
-      const double without = group_accuracy(classes, *run.knockout);
-      knockout.push_back({r, without, without - accuracy, 0.0});
-    }
+    const auto i = static_cast<std::size_t>(r);
+    const double a = accuracy[i];
+    result.groups.push_back({r, a, std::nullopt, std::nullopt, 0.0, a, a});
+    if (!selected.empty()) result.groups.back().selected = selected[i];
+    if (run.knockout) knockout.push_back({r, without[i], without[i] - a, 0.0});
   }
   result.summary = summarize(result.groups, std::nullopt);
   if (run.knockout) result.knockout = knockout_of(*run.knockout, std::move(knockout));
   return result;
 }
 
+}  // namespace
+
+NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success) {
+  return exact_report(run, phase_success, phase_success, {}, {});
+}
+
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output) {
-  if (output.outcomes) return monte_carlo_result(run, *output.outcomes);
+  if (output.outcomes) return monte_carlo_result(run, *output.outcomes, output.selected);
   PHASESIM_EXPECT(!output.phase_success.empty());  // every engine returns one kind or the other
-  return exact_result(run, output.phase_success);
+  const auto& window = output.window_success.empty() ? output.phase_success : output.window_success;
+  const auto& window_selected =
+      output.window_selected.empty() ? output.phase_selected : output.window_selected;
+  return exact_report(run, output.phase_success, window, output.phase_selected, window_selected);
 }
 
 Json niah_document(const NiahRun& run, const std::string& engine,

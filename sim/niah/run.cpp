@@ -13,6 +13,38 @@ namespace {
 
 constexpr int kMaxDim = 65536;
 
+// What the read paths need beyond validate_read_path's checks of each value: one per head, an
+// index gate of the head's window, a window and a needle within the context, an index beta the
+// full-vector model can give (sqrt(d / (1 + sigma^2)) is at most sqrt(d)).
+void validate_read_paths(const NiahModel& m) {
+  require(m.read_paths.empty() || m.read_paths.size() == m.gates.size(),
+          "invalid model (" + counted(m.read_paths.size(), "read path") + " for " +
+              counted(m.heads(), "head") + ")");
+  require_in_range(m.needle_tokens, 1, kMaxNeedleTokens, "--needle-tokens");
+  require(m.needle_tokens <= m.context,
+          "invalid --needle-tokens " + std::to_string(m.needle_tokens) +
+              " (must be at most the context, " + std::to_string(m.context) + ")");
+  for (int h = 0; h < m.heads() && !m.read_paths.empty(); ++h) {
+    const auto& path = m.read_path(h);
+    if (path.index_gate) {
+      require(path.index_gate->window() == m.geometry(h).window,
+              "invalid index gate '" + path.index_gate->spec + "' (has " +
+                  std::to_string(path.index_gate->window()) + " weights, the window needs " +
+                  std::to_string(m.geometry(h).window) + ")");
+      if (m.dim) check_channel_counts(*path.index_gate, *m.dim);
+    }
+    require(path.sliding_window <= m.context,
+            "invalid --sliding-window " + std::to_string(path.sliding_window) +
+                " (must be at most the context, " + std::to_string(m.context) + ")");
+    const double root = m.dim ? std::sqrt(static_cast<double>(*m.dim)) : 0.0;
+    require(!(m.dim && path.index_beta && !(*path.index_beta > 0 && *path.index_beta <= root)),
+            "invalid --index-beta " + format_number(path.index_beta.value_or(0)) + " with --dim " +
+                std::to_string(m.dim.value_or(0)) +
+                " (the indexer's beta is sqrt(d / (1 + sigma^2)), in (0, sqrt(d)] = (0, " +
+                format_number(root) + "])");
+  }
+}
+
 void validate_parameterization(const NiahModel& m) {
   require(!(m.beta && m.dim),
           "invalid --beta with --dim (give --beta for the standardized channel, or --dim "
@@ -34,6 +66,27 @@ void validate_parameterization(const NiahModel& m) {
 double NiahModel::beta_effective() const {
   if (beta) return *beta;
   return std::sqrt(static_cast<double>(*dim) / (1 + query_noise * query_noise));
+}
+
+const ReadPath& NiahModel::read_path(int head) const {
+  static const ReadPath none;
+  return read_paths.empty() ? none : read_paths[static_cast<std::size_t>(head)];
+}
+
+bool NiahModel::plain() const {
+  for (int h = 0; h < heads(); ++h) {
+    if (!plain(h)) return false;
+  }
+  return true;
+}
+
+const Gate& NiahModel::index_gate(int head) const {
+  const auto& path = read_path(head);
+  return path.index_gate ? *path.index_gate : gates[static_cast<std::size_t>(head)];
+}
+
+double NiahModel::index_beta(int head) const {
+  return read_path(head).index_beta.value_or(beta_effective());
 }
 
 int NiahModel::max_window() const {
@@ -96,6 +149,7 @@ void validate_model(const NiahModel& m) {
   if (m.dim) {
     for (const auto& gate : m.gates) check_channel_counts(gate, *m.dim);
   }
+  validate_read_paths(m);
 }
 
 void validate_knockout(int head, int heads) {
@@ -135,6 +189,45 @@ bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
          shared.first_block + shared.block_count <= own.first_block + own.block_count;
 }
 
+// The command line's read path, its index gates parsed for a window: one spec replicated over
+// the heads (random:SEED as --heads replicates --gates), or one per head.
+std::vector<ReadPathValues> command_read_paths(const NiahSpec& spec, int heads, int window) {
+  const auto& o = spec.read;
+  ReadPathValues values{o.top_k, std::nullopt, o.index_beta, o.index_rho, o.sliding_window, o.sink};
+  validate_read_path(values);
+  std::vector<ReadPathValues> list(static_cast<std::size_t>(heads), values);
+  if (!o.index_gates) return list;
+  const auto gates = parse_gates(*o.index_gates, window);
+  require(gates.size() == 1 || static_cast<int>(gates.size()) == heads,
+          "invalid --index-gates (gives " + counted(gates.size(), "gate") + " for " +
+              counted(heads, "head") + ": give one gate for every head, or one per head)");
+  for (int h = 0; h < heads; ++h) {
+    list[static_cast<std::size_t>(h)].index_gate =
+        gates.size() == 1 ? replicate_gate(gates.front(), h) : gates[static_cast<std::size_t>(h)];
+  }
+  return list;
+}
+
+// Every head's read path: an architecture's own values, the command line's where it gives
+// none (--index-gates then one spec, parsed for each head's window). Empty when nothing is set.
+std::vector<ReadPath> read_paths(const NiahSpec& spec, const NiahModel& m) {
+  std::vector<ReadPathValues> values;
+  if (!spec.architecture) {
+    values = command_read_paths(spec, m.heads(), spec.geometry.window);
+  } else {
+    for (int h = 0; h < m.heads(); ++h) {
+      const auto mine = command_read_paths(spec, 1, m.geometry(h).window).front();
+      values.push_back(spec.architecture->heads[static_cast<std::size_t>(h)].read_path.over(mine));
+    }
+  }
+  std::vector<ReadPath> paths;
+  if (std::all_of(values.begin(), values.end(), [](const auto& v) { return v.empty(); })) {
+    return paths;
+  }
+  for (const auto& v : values) paths.push_back(v.resolve());
+  return paths;
+}
+
 NiahModel make_model(const NiahSpec& spec) {
   NiahModel m;
   if (spec.architecture) {
@@ -156,6 +249,8 @@ NiahModel make_model(const NiahSpec& spec) {
   m.content_noise = spec.content_noise;
   m.rms_norm = spec.rms_norm;
   m.seed = spec.seed;
+  m.needle_tokens = spec.needle_tokens;
+  m.read_paths = read_paths(spec, m);
   validate_model(m);
   return m;
 }
@@ -165,10 +260,11 @@ NiahModel make_model(const NiahSpec& spec) {
 NiahRun make_run(const NiahSpec& spec) {
   NiahRun run;
   run.model = make_model(spec);
+  const int n = run.model.needle_tokens;
   run.needles = spec.architecture
                     ? plan_needles(run.model.geometries, spec.context, spec.groups, spec.prompts,
-                                   "the heads of " + spec.architecture->file)
-                    : plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts);
+                                   "the heads of " + spec.architecture->file, n)
+                    : plan_needles(spec.geometry, spec.context, spec.groups, spec.prompts, n);
   if (spec.needles) {
     PHASESIM_EXPECT(lies_within(*spec.needles, run.needles));  // planned for every head (compare)
     run.needles = *spec.needles;
@@ -202,13 +298,30 @@ void warn_geometry(const Geometry& g, int groups, const std::string& dashes,
   }
 }
 
+// A top k that keeps every entry selects nothing: said once for each k and entry count.
+void warn_selection(std::optional<std::int64_t> k, std::int64_t entries, const std::string& head,
+                    std::vector<std::string>& warnings) {
+  if (!k || *k < entries) return;
+  const auto text = "--top-k " + std::to_string(*k) + " keeps all " + std::to_string(entries) +
+                    " entries" + head + ": no selection";
+  if (std::find(warnings.begin(), warnings.end(), text) == warnings.end()) {
+    warnings.push_back(text);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> niah_warnings(const NiahSpec& spec) {
   std::vector<std::string> warnings;
   if (!spec.architecture) {
     warn_geometry(spec.geometry, spec.groups, "--", "", warnings);
+    warn_selection(spec.read.top_k, spec.geometry.entries_before(spec.context), "", warnings);
     return warnings;
+  }
+  for (const auto& h : spec.architecture->heads) {
+    const auto k = h.read_path.top_k ? h.read_path.top_k : spec.read.top_k;
+    warn_selection(k, h.geometry.entries_before(spec.context),
+                   " of layer " + std::to_string(h.layer), warnings);
   }
   // An architecture: once for each distinct geometry, naming its first head.
   std::vector<Geometry> seen;

@@ -44,6 +44,19 @@ TEST_CASE("coverage table on stdout") {
   CHECK(result.out.find("0.408248") != std::string::npos);  // 1/sqrt(6)
 }
 
+TEST_CASE("coverage --index-gates: what selection sees beside what attention sees") {
+  const auto doc = run_json("coverage --gate last --index-gates uniform");
+  CHECK(doc["index_gate"] == "uniform");
+  REQUIRE(doc["index_phases"].size() == 4);
+  CHECK(doc["index_phases"][0]["coverage"] == 0.25);
+  CHECK(doc["phases"][0]["coverage"] == 0.0);
+  const auto table = run_cli("coverage --gate last --index-gates uniform");
+  CHECK(table.out.find("stage 1 (selection), index gate uniform:") != std::string::npos);
+  CHECK(!run_json("coverage --gate last").contains("index_phases"));
+  const auto arch = run_json("coverage --arch v4-csa");
+  CHECK(!arch["architecture"]["heads"][0].contains("index_phases"));
+}
+
 TEST_CASE("channel JSON: p_success and chance") {
   const auto doc = run_json("channel --beta 5 --entries 32768 --u 0.7,0.7");
   CHECK(doc["p_success"].get<double>() == doctest::Approx(0.35895019215079185).epsilon(1e-9));

@@ -162,3 +162,65 @@ TEST_CASE("niah --offset: the one-layer shorthand with shifted entries, as an ar
        {"--offset 1 --arch v4-csa", "--offset excludes --arch (see 'phasesim niah --help')"}},
       "niah");
 }
+
+TEST_CASE("niah, the read path: bad input, one line, exit 2, no output") {
+  phasesim::test::check_refused(
+      {{"--top-k 0", "invalid --top-k 0 (must be at least 1)"},
+       {"--index-rho 1.5",
+        "invalid --index-rho 1.5 (the correlation of an entry's selection and attention logits "
+        "must be in [-1, 1])"},
+       {"--needle-tokens 300", "invalid --needle-tokens 300 (must be in [1, 256])"},
+       {"--needle-tokens 256 --context 200",
+        "invalid --needle-tokens 256 (must be at most the context, 200)"},
+       {"--sliding-window 200000",
+        "invalid --sliding-window 200000 (must be at most the context, 131072)"},
+       {"--sink nan", "invalid --sink nan (must be a finite number)"},
+       {"--index-gates 'last;last'",
+        "invalid --index-gates (gives 2 gates for 1 head: give one gate for every head, or one "
+        "per head)"},
+       {"--dim 16 --index-beta 5",
+        "invalid --index-beta 5 with --dim 16 (the indexer's beta is sqrt(d / (1 + sigma^2)), in "
+        "(0, sqrt(d)] = (0, 4])"},
+       {"--engine analytic --needle-tokens 2",
+        "invalid --engine analytic: a needle of several tokens has places whose noises are tied "
+        "(MODEL.md section 10), which the analytic read path does not integrate; use --engine "
+        "fast"}},
+      "niah");
+}
+
+TEST_CASE("niah, the read path: stage 1 in the document and the table; k >= entries said once") {
+  const auto doc = run_json(
+      "niah --gates last --beta 5 --context 4096 --groups 4 --prompts 200 --top-k 8 "
+      "--index-gates uniform --sliding-window 32 --sink 1");
+  CHECK(doc["top_k"] == 8);  // every head reads alike: the keys at the top, as window's
+  CHECK(doc["index_gate"] == "uniform");
+  CHECK(doc["sliding_window"] == 32);
+  CHECK(!doc.contains("read_paths"));
+  CHECK(doc["engine_paths"] == nlohmann::json::array({"two-stage"}));
+  for (const auto& g : doc["groups"]) {
+    CHECK(g["selected"].get<double>() >= g["accuracy"].get<double>());
+  }
+  const auto table =
+      run_cli("niah --gates last --beta 5 --context 4096 --groups 4 --prompts 50 --top-k 8");
+  CHECK(table.out.find("group  accuracy  selected") != std::string::npos);
+  CHECK(table.out.find("stages: selection passes") != std::string::npos);
+  const auto all = run_json("niah --context 4096 --groups 4 --prompts 50 --top-k 2000");
+  CHECK(all["warnings"] ==
+        nlohmann::json::array({"--top-k 2000 keeps all 1024 entries: no selection"}));
+  const auto plain = run_json("niah --context 4096 --groups 4 --prompts 50");
+  CHECK(all["groups"] == plain["groups"]);  // nothing dropped: section 4's bits
+}
+
+TEST_CASE("niah, the read path of an architecture: each head's where they differ") {
+  const phasesim::test::TempDir dir("read-path");
+  const auto file = (dir / "two.toml").string();
+  std::ofstream(file) << "[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\ntop_k = 8\n"
+                         "[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\n";
+  const auto doc = run_json("niah --arch " + file +
+                            " --beta 5 --context 4096 --groups 4 --prompts 20 "
+                            "--sliding-window 16");
+  REQUIRE(doc["read_paths"].size() == 2);
+  CHECK(doc["read_paths"][0] == nlohmann::json({{"top_k", 8}, {"sliding_window", 16}}));
+  CHECK(doc["read_paths"][1] == nlohmann::json({{"sliding_window", 16}}));
+  CHECK(doc["architecture"]["heads"][0]["read_path"] == nlohmann::json({{"top_k", 8}}));
+}

@@ -199,3 +199,19 @@ TEST_CASE("theorem commands: bad input, exit 2, no output file") {
   };
   phasesim::test::check_refused(cases);
 }
+
+TEST_CASE("T1 under selection: --top-k in optimize, phase-diagram and theorem concentration") {
+  const auto doc = phasesim::test::run_json(
+      "theorem concentration --model linear --beta 3.5 --entries 32768 --top-k 64 --restarts 1");
+  CHECK(doc["top_k"] == 64);
+  CHECK(doc["beta_star"].get<double>() == doctest::Approx(3.9949).epsilon(1e-4));
+  CHECK(doc["beta_star_n_over_k"].get<double>() == doctest::Approx(4.2039).epsilon(1e-4));
+  CHECK(doc["verdict"] == "agree");
+  const auto diagram = phasesim::test::run_json(
+      "phase-diagram --model linear --beta 4 --entries 1024 --top-k 8 --restarts 1");
+  CHECK(diagram["beta_star"][0]["beta_star"].get<double>() ==
+        doctest::Approx(3.4379).epsilon(1e-4));
+  CHECK(!phasesim::test::run_json("optimize --restarts 1").contains("top_k"));
+  phasesim::test::check_refused({{"--top-k 0", "invalid --top-k 0 (must be in [1, 32760])"}},
+                                "optimize");
+}

@@ -18,11 +18,6 @@ using namespace phasesim::engines;
 using namespace phasesim::niah;
 using namespace phasesim::test;
 
-namespace phasesim::engines {
-std::unique_ptr<Engine> make_fast_engine();  // registered by builtin_engines()
-std::unique_ptr<Engine> make_full_engine();
-}  // namespace phasesim::engines
-
 namespace {
 
 // W = 8, S = 4, one head "last", beta 4.5, L = 8192, 4 groups x 2000 prompts.
@@ -39,18 +34,6 @@ const NiahResult& result_of(const std::vector<EngineRun>& runs, const std::strin
                                [&](const EngineRun& r) { return r.engine->name() == engine; });
   REQUIRE(it != runs.end());
   return it->result;
-}
-
-// fast against full alone: full-double, about 20 times full's time, would add minutes to the
-// streaming-rms cases and nothing to the comparison (precision-check measures full against it).
-const EngineRegistry& fast_and_full() {
-  static const EngineRegistry registry = [] {
-    EngineRegistry r;
-    r.add(make_fast_engine());
-    r.add(make_full_engine());
-    return r;
-  }();
-  return registry;
 }
 
 // --rms-norm with shared tokens: the fast engine's streaming-rms path against full.
@@ -561,6 +544,13 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
                     "with --query-noise their logits are correlated through the keys, which fast "
                     "has no exact path for; use --engine full (without query noise they attend "
                     "alike)");
+  s.read.top_k = 8;  // the read path's paths too (they gave each query head its own keys)
+  CHECK_THROWS_WITH(run_spec(s, "fast"),
+                    "invalid --engine fast: head 0 shares its cache with other query heads, and "
+                    "with --query-noise their logits are correlated through the keys, which fast "
+                    "has no exact path for; use --engine full (without query noise they attend "
+                    "alike)");
+  s.read.top_k.reset();
   CHECK_THROWS_WITH(run_spec(s, "analytic"),
                     "invalid --engine analytic: query heads that share a cache (query_heads) with "
                     "--query-noise have correlated logits the analytic channel does not compute; "

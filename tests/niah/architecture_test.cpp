@@ -180,10 +180,12 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
        "invalid arch.toml: layer 1, head 2: must be a table of head values, e.g. { offset = 1 }"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
-       "gate, channels, split_rho, query_heads)"},
+       "gate, channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
+       "index_rho, sliding_window, sink)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
-       "channels, split_rho, query_heads, heads)"},
+       "channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
+       "index_rho, sliding_window, sink, heads)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),
@@ -434,4 +436,46 @@ TEST_CASE("a [fit] table needs all four values") {
                        "invalid f.toml: unknown key 'foo' (allowed: table, beta, one_gate, "
                        "one_gate_beta)",
                        InputError);
+}
+
+TEST_CASE(
+    "architecture files: the read path per layer and head, the command line filling the rest") {
+  const auto arch = parse_architecture(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\ntop_k = 512\nsliding_window = 128\n"
+      "heads = [{ index_gate = \"uniform\" }, { top_k = 64, sink = 1.5 }]\n"
+      "[[layer]]\nwindow = 128\nstride = 128\ngate = \"uniform\"\nsliding_window = 128\n",
+      "test.toml");
+  REQUIRE(arch.heads.size() == 3);
+  CHECK(arch.heads[0].read_path.top_k == 512);
+  CHECK(arch.heads[0].read_path.index_gate->spec == "uniform");
+  CHECK(arch.heads[1].read_path.top_k == 64);
+  CHECK(arch.heads[1].read_path.sink == 1.5);
+  CHECK(!arch.heads[2].read_path.top_k);
+  NiahSpec spec;
+  spec.architecture = arch;
+  spec.read.index_rho = 0.5;
+  spec.read.top_k = 1024;  // the HCA layer has none of its own
+  const auto m = make_run(spec).model;
+  CHECK(m.read_path(0).top_k == 512);
+  CHECK(m.read_path(0).index_rho == 0.5);
+  CHECK(m.read_path(2).top_k == 1024);
+  CHECK(m.read_path(2).sliding_window == 128);
+  CHECK(m.index_gate(1).spec == "last");
+  const auto refused = [](const std::string& toml, const std::string& message) {
+    CAPTURE(toml);
+    try {
+      parse_architecture(toml, "test.toml");
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()) == message);
+    }
+  };
+  refused("[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\ntop_k = 0\n",
+          "invalid test.toml: layer 1: top_k 0 (must be at least 1)");
+  refused("[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\nheads = [{ index_rho = 2 }]\n",
+          "invalid test.toml: layer 1, head 1: index_rho 2 (the correlation of an entry's "
+          "selection and attention logits must be in [-1, 1])");
+  refused("[[layer]]\nwindow = 8\nstride = 4\ngate = \"last\"\nindex_gate = \"onehot:9\"\n",
+          "invalid test.toml: layer 1, head 1: gate 'onehot:9' (onehot:K needs an integer K in "
+          "[0, 7])");
 }

@@ -34,6 +34,15 @@ void check_same(const Architecture& a, const Architecture& b) {
     }
     CHECK(x.split_rho == y.split_rho);
     CHECK((x.query_head == y.query_head && x.query_heads == y.query_heads));
+    const auto& r = x.read_path;
+    const auto& t = y.read_path;
+    CHECK((r.top_k == t.top_k && r.index_beta == t.index_beta && r.index_rho == t.index_rho &&
+           r.sliding_window == t.sliding_window && r.sink == t.sink));
+    REQUIRE(r.index_gate.has_value() == t.index_gate.has_value());
+    if (r.index_gate) {
+      CHECK(r.index_gate->weights == t.index_gate->weights);
+      CHECK(r.index_gate->channels.size() == t.index_gate->channels.size());
+    }
   }
 }
 
@@ -70,4 +79,30 @@ gate = "weights:0.3,0.7"
   CHECK(text.find("  \"onehot:1\",\n") != std::string::npos);  // equal shares: specs alone
   CHECK(text.find("{ gate = \"uniform\", share = 0.75 }") != std::string::npos);
   check_same(parse_architecture(text, "x.toml"), arch);
+}
+
+TEST_CASE("architecture_toml: the read path of a layer and of its heads") {
+  const auto arch = parse_architecture(R"(
+[[layer]]
+window = 8
+stride = 4
+gate = "last"
+top_k = 512
+sliding_window = 128
+index_channels = [{ gate = "onehot:7", share = 0.25 }, { gate = "uniform", share = 0.75 }]
+heads = [{ index_beta = 3.5, index_rho = 0.5 }, { index_gate = "uniform", sink = -1.25, top_k = 64 }]
+[[layer]]
+window = 128
+stride = 128
+gate = "uniform"
+)",
+                                       "r.toml");
+  const auto text = architecture_toml(arch, {}, {});
+  CHECK(text.find("index_channels = [") != std::string::npos);
+  CHECK(text.find("index_gate = \"uniform\"") != std::string::npos);
+  const auto back = parse_architecture(text, "r.toml");
+  check_same(back, arch);
+  CHECK(back.heads[0].read_path.index_gate->channels.size() == 2);
+  CHECK(back.heads[1].read_path.sink == -1.25);
+  CHECK(back.heads[2].read_path.empty());
 }

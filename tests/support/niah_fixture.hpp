@@ -12,11 +12,28 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/engines/plan.hpp"
 
+namespace phasesim::engines {
+std::unique_ptr<Engine> make_fast_engine();  // registered by builtin_engines()
+std::unique_ptr<Engine> make_full_engine();
+}  // namespace phasesim::engines
+
 namespace phasesim::test {
 
 /// The engines phasesim ships.
 inline const engines::EngineRegistry& shipped_engines() {
   static const engines::EngineRegistry registry = engines::builtin_engines();
+  return registry;
+}
+
+/// fast and full alone: full-double, about 20 times full's time, adds nothing to a comparison
+/// of fast against full (precision-check measures full against it).
+inline const engines::EngineRegistry& fast_and_full() {
+  static const engines::EngineRegistry registry = [] {
+    engines::EngineRegistry r;
+    r.add(engines::make_fast_engine());
+    r.add(engines::make_full_engine());
+    return r;
+  }();
   return registry;
 }
 

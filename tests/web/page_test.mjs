@@ -93,6 +93,9 @@ const cases = [
   ["niah", { arch: "v41-csa", beta: 7.7235, engine: "analytic" }, 1e-12],
   ["niah", { window: 8, stride: 4, gates: "logits:0,0,0,0,0,0,0,0.3465", beta: 9.5135, seed: 4, prompts: 64, engine: "fast" }, 0],
   ["niah", { window: 8, stride: 8, heads: 8, gates: "random:1:10", beta: 4.1483, seed: 88, prompts: 32, engine: "fast" }, 0],
+  // The read path's options (issue 37), exact and sampled.
+  ["niah", { window: 8, stride: 4, gates: "last", beta: 5, context: 65536, groups: 4, top_k: 64, index_gates: "uniform", index_beta: 4, sliding_window: 128, sink: 1, engine: "analytic" }, 1e-12],
+  ["niah", { window: 8, stride: 4, gates: "uniform", beta: 6, context: 16384, groups: 4, top_k: 8, index_rho: 0.5, needle_tokens: 2, seed: 3, prompts: 64, engine: "fast" }, 0],
   ["optimize", { window: 8, stride: 4, beta: 5, entries: 32768 }, 1e-6],
   ["phase-diagram", { window: 8, stride: 4, beta: "4,8,12", entries: [1024, 32768] }, 1e-5],
   ["dynamics", { beta: 4.5, init: "random:3:0.1", steps: 400, reweight_at: 200, weights: "1,0,0,0", record_every: 50 }, 1e-4],
@@ -184,6 +187,19 @@ await page.locator("#g-offset").fill("1");
 check(!(await page.isVisible("#niah .error")), "offset 1 clears it");
 await page.locator("#g-offset").fill("0");
 void line;
+
+// The read path's controls: top-k 64 and the 128-token window, in the command and the bars.
+await page.selectOption("#n-top-k", "64");
+await page.selectOption("#n-sliding-window", "128");
+const readCommand = await page.textContent("#niah .command");
+const readExpected = cli("niah", { window: 8, stride: 4, gates: "logits:0,0,0,0,0,0,0,0.5", beta: 9.5, context: 131072, groups: 8, engine: "analytic", top_k: 64, sliding_window: 128 }).document;
+const readBars = await niahBars();
+check(/--top-k 64/.test(readCommand) && /--sliding-window 128/.test(readCommand) &&
+  difference(readBars, readExpected.groups.map((g) => g.accuracy), 1e-12) === null,
+  `top-k 64 and window 128: the bars are the CLI's (${readBars.map((b) => b.toFixed(3)).join(" ")}); ${readCommand}`);
+await page.selectOption("#n-top-k", "");
+await page.selectOption("#n-sliding-window", "0");
+check(!/--top-k/.test(await page.textContent("#niah .command")), "top-k all leaves the option out");
 
 // Monte Carlo on the button, bit for bit the CLI's, and exported as it.
 await page.locator("#n-prompts").fill("64");

@@ -7,6 +7,8 @@
 #include <numbers>
 #include <string>
 
+#include "order_law.hpp"
+#include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/normal.hpp"
 #include "phasesim/core/portable_math.hpp"
@@ -49,6 +51,22 @@ std::pair<double, double> distractor_max_range(double n) {
   const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
   return {lo, hi};
 }
+
+// What the needle must beat: the k-th largest of n iid N(0, 1), k = 1 their maximum (section
+// 4, by the code above), k > 1 the top-k channel of MODEL.md section 10 (the needle passes
+// selection when its best entry beats the k-th largest distractor; order_law.hpp).
+struct Rival {
+  detail::OrderLaw law;
+
+  Rival(double n, std::int64_t k) : law(n, k) {}
+  double log_density(double y) const {
+    return law.k == 1 ? log_max_density(y, law.n) : law.log_density(y);
+  }
+  std::pair<double, double> range() const {
+    return law.k == 1 ? distractor_max_range(law.n) : law.range(kTailMass);
+  }
+  double log_slope(double y) const { return law.log_slope(y); }
+};
 
 // A piece of the integration range. Inside the +-8 sd window of a narrow entry it is
 // integrated in that entry's own coordinate t = (y - mean)/sd (a and b are then in t):
@@ -118,10 +136,10 @@ void validate(std::span<const NeedleEntry> needle) {
 
 // Writes the integrand at y: out[0] for P, then dP/dmean_s and dP/dsd_s per entry.
 // Entry `local` (if >= 0) takes its z from `local_z` instead of from y.
-void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, int local,
+void channel_integrand(std::span<const NeedleEntry> needle, const Rival& rival, double y, int local,
                        double local_z, std::span<double> out, std::vector<double>& z,
                        std::vector<double>& below) {
-  const double log_density = log_max_density(y, n);
+  const double log_density = rival.log_density(y);
   double log_all = 0;
   for (std::size_t s = 0; s < needle.size(); ++s) {
     const auto& e = needle[s];
@@ -146,9 +164,9 @@ void channel_integrand(std::span<const NeedleEntry> needle, double n, double y, 
 
 // The delta of a step entry (sd = 0): density of the maximum at its mean times the
 // other entries' factors there.
-double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, double n) {
+double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, const Rival& rival) {
   const double y = needle[s].mean;
-  double log_rest = log_max_density(y, n);
+  double log_rest = rival.log_density(y);
   for (std::size_t t = 0; t < needle.size(); ++t)
     log_rest += t == s ? 0.0 : log_below(needle[t], y);
   return portable::exp(log_rest);
@@ -156,11 +174,9 @@ double step_derivative(std::span<const NeedleEntry> needle, std::size_t s, doubl
 
 // d/dy log F(y) at y = mean_s, F = density of the maximum times the other entries'
 // factors (all of which have sd > 0 when entry s has sd = 0 and u is normalized).
-double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_t distractors) {
+double log_slope(std::span<const NeedleEntry> needle, std::size_t s, const Rival& rival) {
   const double y = needle[s].mean;
-  const auto n = static_cast<double>(distractors);
-  // d/dy log(n phi(y) Phi(y)^(n-1)) = -y + (n-1) phi(y)/Phi(y).
-  double slope = -y + (n - 1) * portable::exp(log_normal_pdf(y) - log_normal_cdf(y));
+  double slope = rival.log_slope(y);
   for (std::size_t t = 0; t < needle.size(); ++t) {
     if (t == s) continue;
     const double z = (y - needle[t].mean) / needle[t].sd;
@@ -169,8 +185,13 @@ double log_slope(std::span<const NeedleEntry> needle, std::size_t s, std::int64_
   return slope;
 }
 
+// With a floor c (the read path's sink): P(max X > max(M, c)) = the integral above c plus the
+// atom P(M <= c) (1 - prod P(X_s <= c)); probability only (no gradient). With top_k > 1 the
+// rival is the top_k-th largest distractor (no floor then); more than the distractors: 1.
 ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int64_t distractors,
-                                  bool with_gradient) {
+                                  bool with_gradient,
+                                  double floor = -std::numeric_limits<double>::infinity(),
+                                  std::int64_t top_k = 1) {
   validate(needle);
   require(distractors >= 0,
           "invalid distractor count " + std::to_string(distractors) + " (must be >= 0)");
@@ -178,38 +199,52 @@ ChannelGradient integrate_channel(std::span<const NeedleEntry> needle, std::int6
   ChannelGradient result;
   if (with_gradient) result.d_mean.assign(m, 0.0), result.d_sd.assign(m, 0.0);
   if (m == 0) return result;
-  if (distractors == 0) {
-    result.probability = 1.0;
+  const bool floored = floor > -std::numeric_limits<double>::infinity();
+  double atom = 0;  // P(M <= floor) (1 - prod P(X_s <= floor))
+  if (floored) {
+    double log_all = 0;
+    for (const auto& e : needle) log_all += log_below(e, floor);
+    const double log_max_below =
+        distractors > 0 ? static_cast<double>(distractors) * log_normal_cdf(floor) : 0.0;
+    atom = portable::exp(log_max_below) * -portable::expm1(log_all);
+  }
+  if (distractors == 0 || top_k > distractors) {
+    result.probability = floored ? atom : 1.0;
     return result;
   }
 
-  const auto n = static_cast<double>(distractors);
+  const Rival rival(static_cast<double>(distractors), top_k);
   const std::size_t components = with_gradient ? 1 + 2 * m : 1;
   std::vector<double> z(m), below(m);
-  const auto [lo, hi] = distractor_max_range(n);
+  auto [lo, hi] = rival.range();
+  if (floored) lo = std::max(lo, floor);
+  if (lo >= hi) {
+    result.probability = atom;
+    return result;
+  }
   const detail::VectorGaussKronrod quadrature(components, kTolerance, kMaxDepth);
   std::vector<double> sum(components, 0.0), l1(components, 0.0);
   result.error_estimate = 2 * kTailMass;
   for (const auto& piece : pieces(needle, lo, hi)) {
     if (piece.local < 0) {
       auto integrand = [&](double y, std::span<double> out) {
-        channel_integrand(needle, n, y, -1, 0.0, out, z, below);
+        channel_integrand(needle, rival, y, -1, 0.0, out, z, below);
       };
       quadrature.integrate(integrand, piece.a, piece.b, sum, l1, result.error_estimate);
       continue;
     }
     const auto& e = needle[static_cast<std::size_t>(piece.local)];
     auto integrand = [&](double t, std::span<double> out) {  // dy = sd dt
-      channel_integrand(needle, n, e.mean + e.sd * t, piece.local, t, out, z, below);
+      channel_integrand(needle, rival, e.mean + e.sd * t, piece.local, t, out, z, below);
       for (double& x : out) x *= e.sd;
     };
     quadrature.integrate(integrand, piece.a, piece.b, sum, l1, result.error_estimate);
   }
-  result.probability = std::clamp(sum[0], 0.0, 1.0);
+  result.probability = std::clamp(sum[0] + atom, 0.0, 1.0);
   for (std::size_t s = 0; with_gradient && s < m; ++s) {
     result.d_mean[s] = sum[1 + 2 * s];
     result.d_sd[s] = sum[2 + 2 * s];
-    if (needle[s].sd == 0) result.d_mean[s] = step_derivative(needle, s, n);
+    if (needle[s].sd == 0) result.d_mean[s] = step_derivative(needle, s, rival);
   }
   return result;
 }
@@ -225,9 +260,20 @@ ChannelValue needle_success(std::span<const NeedleEntry> needle, std::int64_t di
   return {full.probability, full.error_estimate};
 }
 
+double needle_success_above(std::span<const NeedleEntry> needle, std::int64_t distractors,
+                            double floor) {
+  return integrate_channel(needle, distractors, false, floor).probability;
+}
+
 ChannelGradient needle_success_gradient(std::span<const NeedleEntry> needle,
                                         std::int64_t distractors) {
   return integrate_channel(needle, distractors, true);
+}
+
+ChannelGradient top_k_success_gradient(std::span<const NeedleEntry> needle,
+                                       std::int64_t distractors, std::int64_t top_k) {
+  return integrate_channel(needle, distractors, true, -std::numeric_limits<double>::infinity(),
+                           top_k);
 }
 
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries) {
@@ -248,20 +294,23 @@ double success_probability(double beta, std::span<const double> u, std::int64_t 
   return needle_success(needle, entries - static_cast<std::int64_t>(u.size())).probability;
 }
 
-SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries) {
+SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries,
+                                 std::int64_t top_k) {
   validate_channel_inputs(beta, u, entries);
   require(std::count(u.begin(), u.end(), 1.0) <= 1,
           "invalid --u (at most one needle entry can have u = 1)");
   std::vector<NeedleEntry> needle;
   for (double x : u) needle.push_back(normalized_entry(beta, x));
   const auto n = entries - static_cast<std::int64_t>(u.size());
-  const auto full = needle_success_gradient(needle, n);
+  const auto full =
+      top_k == 1 ? needle_success_gradient(needle, n) : top_k_success_gradient(needle, n, top_k);
   SuccessGradient result{full.probability, std::vector<double>(u.size(), 0.0)};
   for (std::size_t s = 0; s < u.size(); ++s) {
     if (needle[s].sd > 0) {
       result.d_u[s] = beta * full.d_mean[s] - u[s] / needle[s].sd * full.d_sd[s];
-    } else if (n > 0) {
-      result.d_u[s] = beta * full.d_mean[s] - full.d_mean[s] * log_slope(needle, s, n);
+    } else if (n >= top_k) {
+      const Rival rival(static_cast<double>(n), top_k);
+      result.d_u[s] = beta * full.d_mean[s] - full.d_mean[s] * log_slope(needle, s, rival);
     }
   }
   return result;
@@ -285,12 +334,13 @@ NeedleEntry law_entry(EntryLaw law, double beta, double x) {
 }
 
 SuccessGradient law_success_gradient(EntryLaw law, double beta, std::int64_t entries,
-                                     std::span<const double> x) {
-  if (law == EntryLaw::normalized) return success_gradient(beta, x, entries);
+                                     std::span<const double> x, std::int64_t top_k) {
+  if (law == EntryLaw::normalized) return success_gradient(beta, x, entries, top_k);
   std::vector<NeedleEntry> needle;
   for (double v : x) needle.push_back(law_entry(law, beta, std::clamp(v, 0.0, 1.0)));
-  const auto p =
-      needle_success_gradient(needle, entries - static_cast<std::int64_t>(needle.size()));
+  const auto distractors = entries - static_cast<std::int64_t>(needle.size());
+  const auto p = top_k == 1 ? needle_success_gradient(needle, distractors)
+                            : top_k_success_gradient(needle, distractors, top_k);
   SuccessGradient result{p.probability, std::vector<double>(x.size(), 0.0)};
   for (std::size_t s = 0; s < x.size(); ++s) {
     // At sd = 0 the shares' sd term has the limit -f'(mean)/2, left out: the gate is one-hot

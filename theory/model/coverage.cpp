@@ -129,4 +129,10 @@ Json coverage_document(const Geometry& geometry, const Gate& gate) {
   return doc;
 }
 
+void add_index_coverage(Json& doc, const Geometry& geometry, const Gate& index_gate) {
+  doc["index_gate"] = index_gate.spec;
+  doc["index_gate_weights"] = index_gate.weights;
+  doc["index_phases"] = phase_coverage_json(phase_coverage(geometry, index_gate));
+}
+
 }  // namespace phasesim

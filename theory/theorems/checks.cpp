@@ -173,7 +173,11 @@ ConcentrationCheck check_concentration(const Objective& objective,
   validate_concentration_model(objective);
   settings.validate();
   ConcentrationCheck c;
-  c.beta_star = critical_beta(objective.entries);
+  c.beta_star = critical_beta(objective.entries, objective.top_k);
+  if (objective.top_k > 1) {  // the extreme-value heuristic: the k-th of N as the max of N/k
+    c.beta_star_heuristic =
+        critical_beta(std::max<std::int64_t>(2, objective.entries / objective.top_k));
+  }
   c.k_star = equal_split_law(objective).k_star;
   c.optimum = optimize_gate(objective, settings.search, parallel);
   if (objective.model == RetentionModel::normalized) {
@@ -185,6 +189,7 @@ ConcentrationCheck check_concentration(const Objective& objective,
 
 Json check_json(const ConcentrationCheck& check) {
   Json doc = {{"beta_star", check.beta_star}, {"k_star_predicted", check.k_star}};
+  if (check.beta_star_heuristic) doc["beta_star_n_over_k"] = *check.beta_star_heuristic;
   if (check.max_weight_first_order) doc["max_weight_first_order"] = *check.max_weight_first_order;
   doc["gate"] = check.optimum.gate;
   doc["objective"] = check.optimum.objective;

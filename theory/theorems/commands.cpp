@@ -28,6 +28,7 @@ Objective ObjectiveOptions::objective() const {
   o.entries = entries;
   o.model = parse_retention_model(model);
   o.phase_weights = weights;
+  o.top_k = top_k.value_or(1);
   o.validate();
   if (!weights.empty()) o.phase_weights = normalized_phase_weights(weights, stride);
   return o;
@@ -39,6 +40,7 @@ void ObjectiveOptions::put(Json& doc, bool point) const {
   if (point) doc["beta"] = beta;
   if (point) doc["entries"] = entries;
   doc["model"] = model;
+  if (top_k) doc["top_k"] = *top_k;  // only where given: every other document keeps its bytes
 }
 
 void put_search(Json& doc, const OptimizeSettings& search) {
@@ -245,7 +247,12 @@ Json PhaseDiagramCommand::document(const std::vector<PhaseCell>& cells) const {
                     {"concentrated", c.optimum.summary.max_weight >= 0.99},
                     {"gate", c.optimum.gate}});
   }
-  for (auto n : entries) stars.push_back({{"entries", n}, {"beta_star", critical_beta(n)}});
+  const auto k = objective.top_k.value_or(1);
+  for (auto n : entries) {
+    stars.push_back({{"entries", n}, {"beta_star", critical_beta(n, k)}});
+    // Under selection, the extreme-value heuristic's guess beside it: beta*(N/k) of the argmax.
+    if (k > 1) stars.back()["beta_star_n_over_k"] = critical_beta(std::max<std::int64_t>(2, n / k));
+  }
   doc["rows"] = rows;
   doc["beta_star"] = stars;
   return doc;

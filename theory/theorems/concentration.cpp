@@ -12,32 +12,45 @@
 
 namespace phasesim::theorems {
 
-double linear_success(double c, double beta, std::int64_t entries) {
+double linear_success(double c, double beta, std::int64_t entries, std::int64_t top_k) {
   const channel::NeedleEntry entry{beta * c, 1.0};
+  if (top_k > 1)
+    return channel::top_k_success_gradient(std::span(&entry, 1), entries - 1, top_k).probability;
   return channel::needle_success(std::span(&entry, 1), entries - 1).probability;
 }
 
-double star_margin(double beta, std::int64_t entries) {
+double star_margin(double beta, std::int64_t entries, std::int64_t top_k) {
   const channel::NeedleEntry entry{beta, 1.0};
-  const auto at_one = channel::needle_success_gradient(std::span(&entry, 1), entries - 1);
+  const auto at_one =
+      top_k > 1 ? channel::top_k_success_gradient(std::span(&entry, 1), entries - 1, top_k)
+                : channel::needle_success_gradient(std::span(&entry, 1), entries - 1);
   const double slope = beta * at_one.d_mean[0];  // A_lin'(1) = beta g(beta)
-  return slope - (at_one.probability - linear_success(0.0, beta, entries));
+  return slope - (at_one.probability - linear_success(0.0, beta, entries, top_k));
 }
 
-double critical_beta(std::int64_t entries) {
+double critical_beta(std::int64_t entries, std::int64_t top_k) {
   require(entries >= 2,
           "invalid --entries " + std::to_string(entries) + " (beta* needs at least 2)");
-  // h > 0 on (0, beta*) and < 0 after: step up to the first negative value, then bracket.
+  // h > 0 on (0, beta*) and < 0 after: bracket [lo, hi] with h(lo) > 0 >= h(hi), then solve.
+  // A wide selection (k a good share of N) puts beta* below 0.5: halve down to it first; 0
+  // when no beta is star-shaped (k near N/2: the rival is nearly the median, A concave).
+  const auto margin = [&](double beta) { return star_margin(beta, entries, top_k); };
   constexpr double kStep = 0.5;
-  double lo = kStep;
-  while (star_margin(lo + kStep, entries) > 0) {
-    lo += kStep;
-    require(lo < 100, "beta* above 100 (entries " + std::to_string(entries) + ")");
+  constexpr double kSmallest = 1e-6;
+  double lo = kStep, hi = 2 * kStep;
+  while (margin(lo) <= 0) {
+    if (lo < kSmallest) return 0;
+    hi = lo;
+    lo /= 2;
+  }
+  while (margin(hi) > 0) {
+    lo = hi;
+    hi += kStep;
+    require(hi < 100, "beta* above 100 (entries " + std::to_string(entries) + ")");
   }
   std::uintmax_t iterations = 100;
   const auto [a, b] = boost::math::tools::toms748_solve(
-      [&](double beta) { return star_margin(beta, entries); }, lo, lo + kStep,
-      [](double x, double y) { return std::abs(x - y) < 1e-10; }, iterations);
+      margin, lo, hi, [](double x, double y) { return std::abs(x - y) < 1e-10; }, iterations);
   return 0.5 * (a + b);
 }
 
@@ -49,16 +62,26 @@ double split_success(const Objective& objective, int k) {
   const double share = 1.0 / k;
   switch (objective.model) {
     case RetentionModel::linear:
-      return linear_success(share, objective.beta, objective.entries);
+      return linear_success(share, objective.beta, objective.entries, objective.top_k);
     case RetentionModel::channels: {
       const channel::NeedleEntry entry{objective.beta * share, std::sqrt(1 - share)};
+      if (objective.top_k > 1) {
+        return channel::top_k_success_gradient(std::span(&entry, 1), objective.entries - 1,
+                                               objective.top_k)
+            .probability;
+      }
       return channel::needle_success(std::span(&entry, 1), objective.entries - 1).probability;
     }
     case RetentionModel::normalized:
       break;
   }
-  return channel::single_entry_success(1 / std::sqrt(static_cast<double>(k)), objective.beta,
-                                       objective.entries);
+  const double u = 1 / std::sqrt(static_cast<double>(k));
+  if (objective.top_k > 1) {
+    const double one[] = {u};
+    return channel::success_gradient(objective.beta, one, objective.entries, objective.top_k)
+        .probability;
+  }
+  return channel::single_entry_success(u, objective.beta, objective.entries);
 }
 
 }  // namespace
@@ -104,7 +127,8 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
   }
   const double pull =
       w[static_cast<std::size_t>(own)] *
-      channel::success_gradient(objective.beta, own_u, objective.entries).d_u[own_index];
+      channel::success_gradient(objective.beta, own_u, objective.entries, objective.top_k)
+          .d_u[own_index];
   double total = 0;
   for (int t = 0; t < geometry.window; ++t) {
     const auto phi = static_cast<std::size_t>(geometry.phase_of_slot(t));

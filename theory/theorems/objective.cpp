@@ -15,12 +15,13 @@ namespace {
 
 // P and dP/dx of one phase's coordinates under a law: from the objective's success tables when
 // it has them, else from the quadrature, each distinct x once per evaluation (a one-hot gate
-// asks for two: its own phase's and that of every other phase).
+// asks for two: its own phase's and that of every other phase). The tables hold the argmax
+// channel; under selection (top_k > 1, the top-k channel) every phase is integrated.
 class PhaseSuccess {
  public:
   PhaseSuccess(const Objective& objective, channel::EntryLaw law)
       : objective_(objective), law_(law) {
-    if (objective.tables)
+    if (objective.tables && objective.top_k == 1)
       tabled_.emplace(objective.tables->phases(law, objective.beta, objective.entries));
   }
 
@@ -31,7 +32,7 @@ class PhaseSuccess {
       if (std::equal(at.begin(), at.end(), x.begin(), x.end())) return value;
     }
     computed_.emplace_back(std::vector<double>(x.begin(), x.end()),
-                           channel::law_success_gradient(law_, o.beta, o.entries, x));
+                           channel::law_success_gradient(law_, o.beta, o.entries, x, o.top_k));
     return computed_.back().second;
   }
 
@@ -144,6 +145,7 @@ void Objective::validate() const {
                                           " (must be at least the window, " +
                                           std::to_string(geometry.window) + ")");
   if (!phase_weights.empty()) normalized_phase_weights(phase_weights, geometry.stride);
+  require_in_range(top_k, 1, entries - geometry.window, "--top-k");
 }
 
 std::vector<double> Objective::weights() const {

@@ -71,7 +71,15 @@ struct SuccessGradient {
 /// success_probability with dP/du_s = beta dP/dmean_s - u_s/sqrt(1 - u_s^2) dP/dsd_s.
 /// At u_s = 1 it is the one-sided limit beta F(beta) - F'(beta), with F the density of
 /// the distractor maximum times the other entries' factors; at most one u may be 1.
-SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries);
+/// top_k > 1: the top-k channel's (top_k_success_gradient) instead.
+SuccessGradient success_gradient(double beta, std::span<const double> u, std::int64_t entries,
+                                 std::int64_t top_k = 1);
+
+/// The top-k channel (MODEL.md section 10): P(max_s X_s > the top_k-th largest of `distractors`
+/// iid N(0, 1)), the needle's best entry among the k best, with its gradient as
+/// needle_success_gradient's (top_k = 1 is that). 1 when top_k exceeds the distractors.
+ChannelGradient top_k_success_gradient(std::span<const NeedleEntry> needle,
+                                       std::int64_t distractors, std::int64_t top_k);
 
 /// The single-entry building block A(u; beta, N): one needle entry, N entries in all.
 /// A(0; beta, N) = 1/N (chance) and A(1; beta, N) = Phi(beta)^(N-1).
@@ -89,7 +97,8 @@ NeedleEntry law_entry(EntryLaw law, double beta, double x);
 /// entries - x.size() distractors, by the quadrature: success_gradient for normalized; for
 /// shares dP/dx = beta dP/dmean - dP/dsd / (2 sd) (the sd term left out at sd = 0, x = 1); for
 /// linear beta dP/dmean. The reference SuccessTable (success_table.hpp) is tested against.
+/// top_k > 1: against the top_k-th largest distractor (the top-k channel), as success_gradient.
 SuccessGradient law_success_gradient(EntryLaw law, double beta, std::int64_t entries,
-                                     std::span<const double> x);
+                                     std::span<const double> x, std::int64_t top_k = 1);
 
 }  // namespace phasesim::channel

@@ -36,13 +36,15 @@ class Channel {
 };
 
 /// `coverage`: slots, multiplicity and coverage of each phase under one gate, or under every
-/// cache of an architecture.
+/// cache of an architecture; with an index gate (the read path's stage 1, MODEL.md section
+/// 10) its coverage too, what selection sees beside what attention sees.
 class Coverage {
  public:
   struct Options {
     int window = Geometry{}.window;
     int stride = Geometry{}.stride;
     std::string gates = niah::NiahSpec{}.gates;
+    std::optional<std::string> index_gates;
     std::optional<std::string> arch;
   };
   using Result = Json;  ///< the document
@@ -58,12 +60,15 @@ class Coverage {
   Geometry geometry() const { return {options_.window, options_.stride}; }
   /// The shorthand's gate (unset with --arch).
   const std::optional<Gate>& gate() const { return gate_; }
+  /// The shorthand's index gate (--index-gates), when given.
+  const std::optional<Gate>& index_gate() const { return index_gate_; }
   /// --arch's architecture (unset without it).
   const std::optional<niah::Architecture>& architecture() const { return architecture_; }
 
  private:
   Options options_;
   std::optional<Gate> gate_;
+  std::optional<Gate> index_gate_;
   std::optional<niah::Architecture> architecture_;
 };
 

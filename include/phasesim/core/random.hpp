@@ -31,6 +31,10 @@ enum class Stream : std::uint32_t {
   distractor = 7,       ///< exact maxima / scalar logits of distractor entries
   token = 8,            ///< fast engine's streamed token projections and content noise
   split_key = 9,        ///< split projections: k''_t of a token's older key, index = position
+  selection = 10,       ///< the read path's order statistics and stage-2 maxima (fast engine)
+  read_path = 11,       ///< the read path's needle places in the standardized channel (fast)
+  index_key = 12,       ///< the indexer's key of a token, index = position
+  index_noise = 13,     ///< the indexer's query noise, index = needle position
   // Theorem checks (theory/), numbered apart from the engines' streams:
   content_context = 16,  ///< dynamics content noise: index = (context, phase), component = token
   head_assignment = 17,  ///< T3 sampling: index = head, which phase it covers

@@ -23,8 +23,8 @@ class AnalyticEngine final : public Engine {
 
   /// For each head, the head whose P_h(phi) it repeats: the first query head of its cache
   /// (no query noise tells them apart in the analytic channel), or the first head with its
-  /// geometry, gate and split projection; itself when it is the first. Each distinct head is
-  /// computed once.
+  /// geometry, gate (channel groups included), split projection and read path; itself when it
+  /// is the first. Every entry is a head that repeats no other: each is computed once.
   static std::vector<int> computed_as(const niah::NiahModel& model);
 
  protected:

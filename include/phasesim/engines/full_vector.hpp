@@ -474,6 +474,26 @@ PHASESIM_HD inline EntryWeights<Real> entry_weights(const FullVectorHead& head, 
   return {ws.weights, ws.channel_weights};
 }
 
+/// The streams a head's scan reads in a trial: its cache's keys, content noise and older keys
+/// (NiahModel::key_heads: query heads of one cache share them) and its own query noise; and
+/// the read path's indexer keys and query noise, also its cache's (full_vector_read.hpp).
+struct ScanStreams {
+  RandomStream keys, noise, content, split, index_keys, index_noise;
+
+  PHASESIM_HD ScanStreams(const FullVectorHead& head, std::uint64_t seed, std::uint32_t trial,
+                          std::uint32_t head_index)
+      : keys(seed, trial, cache_of(head, head_index), Stream::key),
+        noise(seed, trial, head_index, Stream::query_noise),
+        content(seed, trial, cache_of(head, head_index), Stream::content_noise),
+        split(seed, trial, cache_of(head, head_index), Stream::split_key),
+        index_keys(seed, trial, cache_of(head, head_index), Stream::index_key),
+        index_noise(seed, trial, cache_of(head, head_index), Stream::index_noise) {}
+
+  PHASESIM_HD static std::uint32_t cache_of(const FullVectorHead& head, std::uint32_t index) {
+    return head.key_head < 0 ? index : static_cast<std::uint32_t>(head.key_head);
+  }
+};
+
 /// The argmax of <q, K_j> over entries begin..end-1 for head `head_index` in `trial` and a
 /// needle at p, keys regenerated position by position. Each logit is computed from the same
 /// keys in the same order whatever range it is scanned in, so a kernel may split the N_c
@@ -485,16 +505,13 @@ PHASESIM_HD inline niah::Argmax scan_full_vector(const FullVectorHead& head, std
                                                  std::int64_t needle, std::int64_t begin,
                                                  std::int64_t end,
                                                  const ScanWorkspace<typename Ops::Real>& ws) {
-  const auto cache = head.key_head < 0 ? head_index : static_cast<std::uint32_t>(head.key_head);
-  const RandomStream keys(seed, trial, cache, Stream::key);
-  const RandomStream noise(seed, trial, head_index, Stream::query_noise);
-  const RandomStream content(seed, trial, cache, Stream::content_noise);
-  const RandomStream split(seed, trial, cache, Stream::split_key);
-  prepare_scan<Ops>(head, keys, noise, needle, ws);
+  const ScanStreams streams(head, seed, trial, head_index);
+  prepare_scan<Ops>(head, streams.keys, streams.noise, needle, ws);
   niah::Argmax best;
   std::int64_t next = 0;  // the range's first entry streams all of its positions
   for (std::int64_t j = begin; j < end; ++j) {
-    next = stream_entry_positions<Ops>(head, keys, split, content, j, next, ws);
+    next = stream_entry_positions<Ops>(head, streams.keys, streams.split, streams.content, j, next,
+                                       ws);
     const auto w = entry_weights(head, j, ws);
     best.offer(j, Ops::entry_logit(head, ws, w, head.geometry.position(j, 0)));
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "phasesim/engines/full_vector.hpp"
+#include "phasesim/engines/full_vector_read.hpp"
 
 namespace phasesim::engines {
 
@@ -15,6 +16,13 @@ niah::Argmax full_vector_argmax_simd(const FullVectorHead& head, std::uint64_t s
                                      std::uint32_t trial, std::uint32_t head_index,
                                      std::int64_t needle, std::int64_t begin, std::int64_t end,
                                      const ScanWorkspace<float>& ws);
+
+/// scan_read_entries<FloatOps>(...) in SIMD: the read path's stage-1 scan (full_vector_read.hpp).
+void full_vector_read_simd(const FullVectorHead& head, const FullVectorRead& read,
+                           std::uint64_t seed, std::uint32_t trial, std::uint32_t head_index,
+                           ReadQueries scales, std::int64_t begin, std::int64_t end,
+                           const ScanWorkspace<float>& ws, const ScanWorkspace<float>& index_ws,
+                           float* attention, double* score);
 
 /// FloatOps::entry_logit in SIMD: one entry's pooling, RMS norm and dot product (its own entry
 /// point for the pooling micro-benchmark).

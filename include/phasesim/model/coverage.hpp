@@ -53,4 +53,9 @@ Json entries_document(const Geometry& geometry, int entries);
 /// The `coverage` document of one gate: window, stride, gate, gate_weights, phases.
 Json coverage_document(const Geometry& geometry, const Gate& gate);
 
+/// Adds the read path's index gate (stage 1, MODEL.md section 10) to a coverage document or a
+/// head of one: index_gate, index_gate_weights and index_phases, as gate, gate_weights and
+/// phases.
+void add_index_coverage(Json& doc, const Geometry& geometry, const Gate& index_gate);
+
 }  // namespace phasesim

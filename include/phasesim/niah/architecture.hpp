@@ -19,6 +19,9 @@
 //   window = 8                 # each a gate and its share of the channels (shares sum to 1;
 //   stride = 4                 # all omitted: equal), instead of gate
 //   channels = [{ gate = "onehot:7", share = 0.5 }, { gate = "onehot:3", share = 0.5 }]
+//   top_k = 512                # the read path (read_path.hpp, MODEL.md section 10), per layer
+//   sliding_window = 128       # or head: top_k, index_gate (or index_channels, as channels),
+//                              # index_beta, index_rho, sliding_window, sink
 //
 // A head has window, stride and gate (from itself or its layer), offset (default 0) and
 // split_rho (default 1: the correlation of a token's keys in the newer and the older slots of
@@ -37,6 +40,7 @@
 #include "phasesim/core/document.hpp"
 #include "phasesim/model/gate.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/niah/read_path.hpp"
 
 namespace phasesim::niah {
 
@@ -51,6 +55,8 @@ struct ArchitectureHead {
   /// heads here, query_head 1..K, the same compressor; the first holds the cache.
   int query_head = 1;
   int query_heads = 1;
+  /// How it reads its cache, as the file gives it (the command line's values fill the rest).
+  ReadPathValues read_path;
 
   /// True for the head that holds its cache (the first of its query heads): what describes a
   /// compressor once, not once a query head.
@@ -87,8 +93,8 @@ struct Architecture {
 /// with a one-line message naming the file, and the layer and head where one is at fault.
 Architecture parse_architecture(std::string_view toml, const std::string& file);
 
-/// The TOML text of `arch` that parse_architecture reads back to the same heads (geometry,
-/// gate weights, split_rho, query_heads): `comments` first as # lines, then `layer_notes[i]`
+/// The TOML text of `arch` that parse_architecture reads back to the same heads (geometry, gate
+/// weights, split_rho, query_heads, read path): `comments` first as # lines, then `layer_notes[i]`
 /// (where given) as # lines that open layer i + 1. A gate is written as its spec, a per-channel
 /// gate as its channel groups' specs and shares, so gates must come from specs (parse_gate);
 /// and its [fit] where it has one.

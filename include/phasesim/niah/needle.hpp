@@ -5,7 +5,10 @@
 // index k uniform on the same range for every group, so that every group has the same mean
 // and spread of absolute position. The range keeps p in [max(W, o), N_c*S + o - W] for
 // every head: every entry that holds the needle exists, has all its slots at positions
-// >= 0 (no renormalized gate) and ends before the query at position L.
+// >= 0 (no renormalized gate) and ends before the query at position L. A needle of n tokens
+// (p..p+n-1) keeps every token there: p + n - 1 <= N_c*S + o - W, so its entries are
+// complete before the query (causality changes nothing for them), and those of its tokens in
+// the last N of the context are read raw as well (the sliding window).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -44,12 +47,13 @@ struct NeedlePlan {
 /// for every head. Throws InputError naming --groups, --prompts or --context when G < 1,
 /// P < 1, G * P exceeds the 32-bit trial counter, or the context is too short to hold G
 /// groups of interior needle positions; `heads` names the geometries in that message
-/// ("... must be at least 24 for HEADS and --groups 8").
+/// ("... must be at least 24 for HEADS and --groups 8"). `tokens`: the needle's (n).
 NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
-                        int prompts, const std::string& heads);
+                        int prompts, const std::string& heads, int tokens = 1);
 
 /// The plan for heads of one geometry, named "--window W, --stride S" in messages.
-NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts);
+NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int groups, int prompts,
+                        int tokens = 1);
 
 /// Needle positions of one class: the first position of the class and how many of a
 /// group's block_count positions fall in it.

@@ -42,6 +42,14 @@ struct EngineOutput {
   std::vector<std::vector<double>> phase_success;  ///< exact: [head][phase]
   std::optional<OutcomeTable> outcomes;            ///< Monte Carlo
   std::vector<Argmax> argmaxes;                    ///< Monte Carlo engines that have them
+  /// Where some head reads beyond section 4 (MODEL.md section 10): stage 1 passed the needle.
+  /// Exact: [head][phase]; Monte Carlo: every (trial, head).
+  std::vector<std::vector<double>> phase_selected = {};
+  std::optional<OutcomeTable> selected = {};
+  /// Exact engines with a sliding window: [head][phase] for a needle inside the head's window
+  /// (empty: the same as far from it).
+  std::vector<std::vector<double>> window_success = {};
+  std::vector<std::vector<double>> window_selected = {};
 };
 
 /// Accuracy of one group. Monte Carlo: successes of trials, its standard error and Wilson
@@ -54,6 +62,10 @@ struct GroupAccuracy {
   double std_error = 0;
   double ci_low = 0;
   double ci_high = 0;
+  /// The read path's stage 1 (MODEL.md section 10), where some head reads beyond section 4:
+  /// the share of needles some place of which passed selection (combined over heads as the
+  /// outcomes are); accuracy - selected is what stage 2 lost of them.
+  std::optional<double> selected = {};
 };
 
 /// Summary over groups. Standard errors treat groups as independent; those of best, worst
@@ -98,8 +110,9 @@ struct NiahResult {
 NiahSummary summarize(const std::vector<GroupAccuracy>& groups, std::optional<std::int64_t> trials);
 
 /// The report of a Monte Carlo outcome table: heads combined trial by trial, knockouts on
-/// the same trials.
-NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table);
+/// the same trials; `selected`, where given, stage 1's outcomes (GroupAccuracy::selected).
+NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table,
+                              const std::optional<OutcomeTable>& selected = std::nullopt);
 
 /// The exact report from P_h(phi): heads are independent given the needle position, so they
 /// combine phase by phase, and each group averages over the exact phase distribution of its

@@ -15,6 +15,7 @@
 #include "phasesim/niah/architecture.hpp"
 #include "phasesim/niah/combine.hpp"
 #include "phasesim/niah/needle.hpp"
+#include "phasesim/niah/read_path.hpp"
 
 namespace phasesim::niah {
 
@@ -47,6 +48,10 @@ struct NiahModel {
   double content_noise = 0;                   ///< tau
   bool rms_norm = false;
   std::uint64_t seed = 1;
+  /// One per head: how it reads its cache (MODEL.md section 10); empty: section 4's argmax
+  /// over all entries for every head.
+  std::vector<ReadPath> read_paths;
+  int needle_tokens = 1;  ///< n: the needle's tokens, p..p+n-1
 
   int heads() const { return static_cast<int>(gates.size()); }
   bool full_vector() const { return dim.has_value(); }
@@ -74,6 +79,17 @@ struct NiahModel {
   bool one_geometry() const;
   /// beta of the standardized channel; with --dim its large-d value sqrt(d / (1 + sigma_q^2)).
   double beta_effective() const;
+  /// The read path of a head (a default one, section 4's argmax, when read_paths is empty).
+  const ReadPath& read_path(int head) const;
+  /// True when a head reads as section 4 says (no entry dropped, no window, no sink) a needle
+  /// of one token: what every engine computed before the read path, bit for bit.
+  bool plain(int head) const { return needle_tokens == 1 && read_path(head).plain(entries(head)); }
+  /// True when no head reads beyond section 4.
+  bool plain() const;
+  /// The gate of a head's selection score: its index gate, or its own gate.
+  const Gate& index_gate(int head) const;
+  /// The selection score's beta: the head's index beta, or beta_effective().
+  double index_beta(int head) const;
 };
 
 /// Throws InputError (naming the CLI option) unless the model is well formed.
@@ -108,6 +124,10 @@ struct NiahSpec {
   double content_noise = 0;
   bool rms_norm = false;
   double split_rho = 1;  ///< --split-rho, every head's (an architecture gives its own)
+  /// --top-k, --index-gates, --index-beta, --index-rho, --sliding-window and --sink: every
+  /// head's, where an architecture file does not give its own.
+  ReadPathOptions read;
+  int needle_tokens = 1;  ///< --needle-tokens
   std::int64_t context = 131072;
   int groups = 8;
   int prompts = 256;

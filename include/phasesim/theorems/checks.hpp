@@ -34,8 +34,10 @@ Json verdict_json(const Verdict& verdict);
 /// T1: the optimum of J found by optimize_gate is concentrated (max weight >= threshold);
 /// in the linear model it is one-hot, no better than the best one-hot gate.
 struct ConcentrationCheck {
-  double beta_star = 0;  ///< beta*(N) of the linear model (T1a)
-  int k_star = 1;        ///< the equal-split law's k* (T1b)
+  double beta_star = 0;  ///< beta*(N) of the linear model (T1a); beta*(N, k) under top-k
+  /// Under top-k selection, beta*(N/k) at k = 1: the extreme-value heuristic's guess of it.
+  std::optional<double> beta_star_heuristic;
+  int k_star = 1;  ///< the equal-split law's k* (T1b)
   /// Normalized model: the first-order max weight near the vertex (T1b(ii); NaN when the
   /// vertex is no maximum). Empty in the linear model.
   std::optional<double> max_weight_first_order;

@@ -27,7 +27,8 @@ struct ObjectiveOptions {  // the defaults are Objective's
   double beta = Objective{}.beta;
   std::int64_t entries = Objective{}.entries;
   std::string model = to_string(Objective{}.model);
-  std::vector<double> weights;  ///< phase weights; empty = uniform
+  std::vector<double> weights;        ///< phase weights; empty = uniform
+  std::optional<std::int64_t> top_k;  ///< T1 under selection (Objective::top_k); unset: 1
 
   /// The validated objective (throws InputError naming the options).
   Objective objective() const;

@@ -10,17 +10,19 @@
 namespace phasesim::theorems {
 
 /// A_lin(c; beta, N) = P(beta c + Z > max of N - 1 iid N(0, 1)): the linear-retention
-/// success of one needle entry with gate weight c among N entries in all.
-double linear_success(double c, double beta, std::int64_t entries);
+/// success of one needle entry with gate weight c among N entries in all (with top_k > 1:
+/// beating the top_k-th largest of them, T1 under selection).
+double linear_success(double c, double beta, std::int64_t entries, std::int64_t top_k = 1);
 
 /// The star-shapedness margin at c = 1, h(beta) = A_lin'(1) - (A_lin(1) - A_lin(0)).
 /// (A_lin(c) - A_lin(0))/c is non-decreasing on (0, 1] exactly when h(beta) >= 0, and h
 /// is positive on (0, beta*) and negative beyond (THEORY.md, T1a).
-double star_margin(double beta, std::int64_t entries);
+double star_margin(double beta, std::int64_t entries, std::int64_t top_k = 1);
 
 /// beta*(N), the largest beta for which the linear model's excess success is
-/// star-shaped (the unique positive root of star_margin), to 1e-10.
-double critical_beta(std::int64_t entries);
+/// star-shaped (the unique positive root of star_margin), to 1e-10; beta*(N, k) under top-k
+/// selection (THEORY.md, "T1 under selection"), 0 where no beta > 1e-6 is star-shaped.
+double critical_beta(std::int64_t entries, std::int64_t top_k = 1);
 
 /// The equal-split law of T1b: splitting the gate equally over k slots of distinct
 /// phases (the k phases of largest weight w) gives about value[k-1] =

@@ -39,10 +39,15 @@ struct Objective {
   std::int64_t entries = 32768;  ///< N, entries in all
   RetentionModel model = RetentionModel::normalized;
   std::vector<double> phase_weights;  ///< w_phi, summing to 1; empty means uniform 1/S
+  /// T1 under selection (MODEL.md section 10): a phase succeeds when its best entry ranks in
+  /// the top k, i.e. beats the k-th largest distractor (the top-k channel); 1 is section 4's
+  /// argmax.
+  std::int64_t top_k = 1;
   /// Where P(phi) comes from: unset, the channel's quadrature (exact to about 1e-12: what a
   /// report prints); set, these success tables (channel/success_table.hpp: within 1e-10, each
   /// phase a few lookups instead of a quadrature), shared by the copies of this objective and
   /// their threads. The searches (optimize, dynamics, T3's joint training) set them: tabled().
+  /// The tables hold the argmax channel: with top_k > 1 every phase is integrated.
   std::shared_ptr<channel::SuccessTables> tables;
 
   /// Throws InputError (naming the CLI options) on bad parameters.

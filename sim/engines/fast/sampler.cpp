@@ -30,13 +30,52 @@ Head Sampler::plan_head(int head) const {
   h.older_slots = h.split_rho < 1 ? g.older_slots() : 0;
   h.laws = slot_laws(gate, g, h.split_rho);
   if (gate.per_channel()) plan_channels(h, gate);
+  h.read = model_.read_path(head);
+  h.gate = gate;
+  h.index_gate = model_.index_gate(head);
+  h.index_beta = model_.index_beta(head);
+  h.needle_tokens = model_.needle_tokens;
+  h.raw_from = model_.context - h.read.sliding_window;
+  h.top_k = h.read.top_k.value_or(h.entries);
+  h.context = model_.context;
+  if (h.path == Path::two_stage_conditional) {
+    h.attention_gate = grouped_gate(gate, g, h.entries, dim_);
+    h.index_gate_groups = grouped_gate(h.index_gate, g, h.entries, dim_);
+    const double beta = model_.index_beta(head);
+    h.index_noise =
+        h.read.index_beta ? std::sqrt(std::max(0.0, dim_ / (beta * beta) - 1)) : model_.query_noise;
+  }
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const auto w = renormalized_weights(gate, g.first_existing_slot(j));
     const double norm = norm_of(w.data(), static_cast<int>(w.size()));
     h.boundary_norms.push_back(norm);
     h.empty_boundary += norm == 0 ? 1 : 0;
   }
+  h.boundary_entries = static_cast<std::int64_t>(h.boundary_norms.size());
   return h;
+}
+
+GroupedGate grouped_gate(const Gate& gate, const Geometry& geometry, std::int64_t entries,
+                         int dim) {
+  GroupedGate grouped;
+  if (gate.per_channel()) {
+    for (const auto& group : gate.channels) grouped.groups.push_back(group.weights);
+  } else {
+    grouped.groups.push_back(gate.weights);
+  }
+  grouped.ends = channel_ends(gate, dim);
+  for (const auto& w : grouped.groups) {
+    double norm2 = 0;
+    for (const double x : w) norm2 += x * x;
+    grouped.norms2.push_back(norm2);
+  }
+  for (std::int64_t j = 0; j < entries && geometry.first_existing_slot(j) > 0; ++j) {
+    auto& groups = grouped.boundary.emplace_back();
+    for (const auto& w : grouped.groups) {
+      groups.push_back(renormalized_weights({w, "group", {}}, geometry.first_existing_slot(j)));
+    }
+  }
+  return grouped;
 }
 
 // Channel groups: each group's weights and channels (channel_counts at d, in order), ||g_G||^2,

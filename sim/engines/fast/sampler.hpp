@@ -18,7 +18,9 @@
 #include "phasesim/core/extremes.hpp"
 #include "phasesim/core/random.hpp"
 #include "phasesim/engines/pooled_frame.hpp"
+#include "phasesim/model/needle_laws.hpp"
 #include "phasesim/niah/run.hpp"
+#include "two_stage.hpp"
 
 namespace phasesim::engines::fast {
 
@@ -31,7 +33,27 @@ enum class Path {
   streaming_rms,      ///< full-vector, shared tokens, RMS-normalized: a small frame, O(L (W/S + S))
   conditional_channels,  ///< conditional with channel groups: Gaussians per group, O(d + G W)
   streaming_channels,    ///< streaming_tokens with channel groups: G projections, O(N_c G W)
+  two_stage,  ///< the read path (MODEL.md 10), standardized: places and order statistics, O(W + n)
+  two_stage_conditional,  ///< the read path, full-vector, no shared tokens: O(n d + N + W)
 };
+
+/// A gate as channel groups (one group for one gate): each group's weights and its channels'
+/// end at d, ||g_G||^2, and the renormalized weights of the boundary entries (whose first
+/// slots lie before position 0), [entry][group].
+struct GroupedGate {
+  std::vector<std::vector<double>> groups;
+  std::vector<int> ends;
+  std::vector<double> norms2;
+  std::vector<std::vector<std::vector<double>>> boundary;
+
+  const std::vector<std::vector<double>>& weights_of(std::int64_t j) const {
+    return j < static_cast<std::int64_t>(boundary.size()) ? boundary[static_cast<std::size_t>(j)]
+                                                          : groups;
+  }
+};
+
+/// The grouped gate of a head of `geometry` with `entries` entries, channels at d = `dim`.
+GroupedGate grouped_gate(const Gate& gate, const Geometry& geometry, std::int64_t entries, int dim);
 
 /// The path for one head. Throws InputError naming `full` for the models fast has no exact
 /// path for: per-channel gates with --rms-norm (RMS norm of a pooled entry whose channels have
@@ -73,6 +95,20 @@ struct Head {
   double split_rho = 1;
   double split_rest = 0;
   int older_slots = 0;
+  // The read path (MODEL.md section 10; the two_stage paths): how the head reads, both stages'
+  // gates and the index beta, the needle's tokens and the first position read raw.
+  niah::ReadPath read;
+  Gate gate, index_gate;
+  double index_beta = 0;
+  int needle_tokens = 1;
+  std::int64_t raw_from = 0;
+  std::int64_t top_k = 0;  ///< read.top_k, or every entry
+  std::int64_t context = 0;
+  // The full-vector read path (two_stage_conditional): both gates as channel groups, the
+  // indexer's query noise, the boundary entries' count.
+  GroupedGate attention_gate, index_gate_groups;
+  double index_noise = 0;
+  std::int64_t boundary_entries = 0;
 
   /// Slots(phi) of the needle's phase: where the entries holding it hold it.
   const std::vector<int>& needle_slots(std::int64_t needle) const {
@@ -102,6 +138,11 @@ struct Workspace {
   std::vector<float> draws, more_draws;       ///< batches of the block generator's normals
   std::vector<float> split_draws;             ///< the older projections' batch (split)
   std::vector<PooledFrame> frames;            ///< one per head (used on the streaming-rms path)
+  // The read path: the needle's places in both stages, their residuals and the drawn places.
+  NeedleLaws laws, index_laws;
+  std::vector<double> residual, index_residual;
+  std::vector<Place> places;
+  std::vector<std::int64_t> explicit_entries;
 };
 
 struct Trial {
@@ -127,13 +168,16 @@ class Sampler {
   explicit Sampler(const niah::NiahModel& model);
   Workspace workspace() const;
 
-  /// Whether `head` retrieves the needle at `needle` in `trial`: its path's answer.
-  bool retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
+  /// Whether `head` retrieves the needle at `needle` in `trial`, and whether stage 1 passed
+  /// it: its path's answer.
+  TwoStage retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const;
   HeadOutcome trial(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const {
-    return {retrieves(trial, needle, head, ws), {}};
+    const auto outcome = retrieves(trial, needle, head, ws);
+    return {outcome.retrieved, {}, outcome.selected};
   }
 
   int dim() const { return dim_; }  ///< d, or 0 in the standardized channel
+  double query_noise() const { return model_.query_noise; }
   double beta() const { return beta_; }
   RandomStream stream(const Trial& t, Stream kind) const;
   Query sample_query(const Trial& t, Workspace& ws) const;
@@ -191,6 +235,9 @@ bool sample_streaming_tokens(const Sampler& s, const Head& h, const Trial& t, Wo
 bool sample_streaming_rms(const Sampler& s, const Head& h, const Trial& t, Workspace& ws);
 bool sample_conditional_channels(const Sampler& s, const Head& h, const Trial& t, Workspace& ws);
 bool sample_streaming_channels(const Sampler& s, const Head& h, const Trial& t, Workspace& ws);
+TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Workspace& ws);
+TwoStage sample_two_stage_conditional(const Sampler& s, const Head& h, const Trial& t,
+                                      Workspace& ws);
 
 /// The streaming-rms path's frame and draws for a head of `h.geometry` and `h.weights` in
 /// d = `dim` dimensions (streaming_rms.cpp).

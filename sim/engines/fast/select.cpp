@@ -43,17 +43,46 @@ Path channels_path(const niah::NiahModel& model, int head, bool noisy) {
                                                             : Path::conditional_channels;
 }
 
+// A head that reads beyond section 4 (MODEL.md section 10): exact in the standardized channel
+// without content noise, and in the full-vector model where neither gate weights a token in two
+// entries, without content noise or RMS norm.
+Path read_path_for(const niah::NiahModel& model, int head, bool noisy) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("invalid --engine fast: head " + std::to_string(head) +
+                     " reads with top-k selection, a sliding window, a sink or a needle of "
+                     "several tokens (MODEL.md section 10), " +
+                     why);
+  };
+  if (noisy) {
+    refuse(model.full_vector()
+               ? "which fast has no exact path for with content noise; use --engine full"
+               : "which fast has no exact path for with content noise; give --dim D and use "
+                 "--engine full");
+  }
+  if (!model.full_vector()) return Path::two_stage;
+  const auto& g = model.geometry(head);
+  if (model.rms_norm || shares_tokens(g, model.gates[static_cast<std::size_t>(head)]) ||
+      shares_tokens(g, model.index_gate(head))) {
+    refuse(
+        "which fast samples in the full-vector model only where neither gate weights a token "
+        "in two entries and without --rms-norm; use --engine full");
+  }
+  return Path::two_stage_conditional;
+}
+
 }  // namespace
 
 Path path_for(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
+  // Before the read path's paths too: they draw each query head's keys on their own.
   if (model.shares_cache(head) && model.full_vector() && model.query_noise > 0) {
     throw InputError("invalid --engine fast: head " + std::to_string(head) +
                      " shares its cache with other query heads, and with --query-noise their "
                      "logits are correlated through the keys, which fast has no exact path "
                      "for; use --engine full (without query noise they attend alike)");
   }
+  if (!model.plain(head)) return read_path_for(model, head, noisy);
   if (gate.per_channel()) return channels_path(model, head, noisy);
   if (!model.full_vector()) {
     return noisy && !model.rms_norm ? Path::streaming_entries : Path::channel;
@@ -88,32 +117,43 @@ std::string path_name(Path path) {
       return "conditional-channels";
     case Path::streaming_channels:
       return "streaming-channels";
+    case Path::two_stage:
+      return "two-stage";
+    case Path::two_stage_conditional:
+      return "two-stage-conditional";
   }
   return "unknown";
 }
 
-bool Sampler::retrieves(std::uint32_t trial, std::int64_t needle, int head, Workspace& ws) const {
+TwoStage Sampler::retrieves(std::uint32_t trial, std::int64_t needle, int head,
+                            Workspace& ws) const {
   const auto& h = heads_[static_cast<std::size_t>(head)];
   const Trial t{trial, needle, head};
+  // Section 4's paths read every entry: stage 1 passes the needle.
+  const auto read = [](bool retrieved) { return TwoStage{true, retrieved}; };
   switch (h.path) {
     case Path::channel:
-      return sample_channel(*this, h, t, ws);
+      return read(sample_channel(*this, h, t, ws));
     case Path::streaming_entries:
-      return sample_streaming_entries(*this, h, t, ws);
+      return read(sample_streaming_entries(*this, h, t, ws));
     case Path::conditional:
-      return sample_conditional(*this, h, t, ws);
+      return read(sample_conditional(*this, h, t, ws));
     case Path::conditional_rms:
-      return sample_conditional_rms(*this, h, t, ws);
+      return read(sample_conditional_rms(*this, h, t, ws));
     case Path::streaming_tokens:
-      return sample_streaming_tokens(*this, h, t, ws);
+      return read(sample_streaming_tokens(*this, h, t, ws));
     case Path::streaming_rms:
-      return sample_streaming_rms(*this, h, t, ws);
+      return read(sample_streaming_rms(*this, h, t, ws));
     case Path::conditional_channels:
-      return sample_conditional_channels(*this, h, t, ws);
+      return read(sample_conditional_channels(*this, h, t, ws));
     case Path::streaming_channels:
-      return sample_streaming_channels(*this, h, t, ws);
+      return read(sample_streaming_channels(*this, h, t, ws));
+    case Path::two_stage:
+      return sample_two_stage(*this, h, t, ws);
+    case Path::two_stage_conditional:
+      return sample_two_stage_conditional(*this, h, t, ws);
   }
-  return false;
+  return {};
 }
 
 }  // namespace phasesim::engines::fast

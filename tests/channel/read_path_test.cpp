@@ -1,0 +1,78 @@
+// The read path's quadrature (channel/read_path.hpp) against closed forms.
+#include "phasesim/channel/read_path.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+
+using namespace phasesim::channel;
+
+namespace {
+
+double phi(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
+
+// E[f(X)] for X ~ N(mean, sd) by the midpoint rule over +-12 sd (smooth integrands).
+template <class F>
+double expect(double mean, double sd, F f) {
+  const int steps = 200000;
+  const double h = 24.0 * sd / steps;
+  double sum = 0;
+  for (int i = 0; i < steps; ++i) {
+    const double x = mean - 12 * sd + (i + 0.5) * h;
+    const double z = (x - mean) / sd;
+    sum += h * std::exp(-0.5 * z * z) / (sd * std::sqrt(2 * std::numbers::pi)) * f(x);
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("two stages: keeping every entry is section 4's channel") {
+  const TwoStagePlace places[] = {{{2.0, 0.6}, {1.0, 0.8}, false}, {{1.5, 0.9}, {0.0, 1.0}, false}};
+  const NeedleEntry needle[] = {{2.0, 0.6}, {1.5, 0.9}};
+  const auto value = two_stage_success(places, {998, 1000, 0, std::nullopt});
+  CHECK(value.selected == doctest::Approx(1));
+  CHECK(value.retrieved == doctest::Approx(needle_success(needle, 998).probability).epsilon(1e-10));
+}
+
+TEST_CASE("two stages, k = 1 and k = 2, one place: P(S above the k-th of n) times stage 2") {
+  const std::int64_t n = 500;
+  const TwoStagePlace place[] = {{{1.0, 0.5}, {2.5, 0.7}, false}};
+  // k = 1: selected iff S beats all n: E[Phi(S)^n]; nothing else reaches stage 2 but the sink.
+  const double selected1 = expect(2.5, 0.7, [&](double s) { return std::pow(phi(s), n); });
+  const auto one = two_stage_success(place, {n, 1, 0, std::nullopt});
+  CHECK(one.selected == doctest::Approx(selected1).epsilon(1e-8));
+  CHECK(one.retrieved == doctest::Approx(selected1).epsilon(1e-8));
+  const auto sink = two_stage_success(place, {n, 1, 0, 1.2});
+  CHECK(sink.retrieved == doctest::Approx(selected1 * (1 - phi((1.2 - 1.0) / 0.5))).epsilon(1e-8));
+  // k = 2: selected iff at most one of n is above S; then X against one kept distractor.
+  const double selected2 = expect(2.5, 0.7, [&](double s) {
+    return std::pow(phi(s), n) + n * std::pow(phi(s), n - 1) * (1 - phi(s));
+  });
+  const NeedleEntry x[] = {{1.0, 0.5}};
+  const auto two = two_stage_success(place, {n, 2, 0, std::nullopt});
+  CHECK(two.selected == doctest::Approx(selected2).epsilon(1e-8));
+  CHECK(two.retrieved ==
+        doctest::Approx(selected2 * needle_success(x, 1).probability).epsilon(1e-8));
+}
+
+TEST_CASE("two stages: a raw needle token always passes stage 1, and a window adds distractors") {
+  const TwoStagePlace places[] = {{{0.5, 0.9}, {-3.0, 0.5}, false}, {{4.0, 0.0}, {}, true}};
+  const auto value = two_stage_success(places, {4000, 8, 127, std::nullopt});
+  CHECK(value.selected == doctest::Approx(1));
+  // The raw token at beta = 4 against k - |S| kept entries and 127 raw tokens (the compressed
+  // place is almost never kept, its selection mean at -3): close to Phi(4)^(8 + 127).
+  CHECK(value.retrieved == doctest::Approx(std::pow(phi(4.0), 135)).epsilon(2e-3));
+  CHECK(value.retrieved >= std::pow(phi(4.0), 135) - 1e-12);
+}
+
+TEST_CASE("the channel against a floor: the sink's atom") {
+  const NeedleEntry needle[] = {{1.0, 0.0}};
+  // A step at 1: read iff 1 > max(M_n, c); with c = 2 never, with c = 0 iff M_n < 1.
+  CHECK(needle_success_above(needle, 50, 2.0) == doctest::Approx(0).epsilon(1e-12));
+  CHECK(needle_success_above(needle, 50, 0.0) ==
+        doctest::Approx(std::pow(phi(1.0), 50)).epsilon(1e-10));
+  const NeedleEntry wide[] = {{0.3, 0.8}};
+  CHECK(needle_success_above(wide, 0, 0.5) == doctest::Approx(1 - phi(0.2 / 0.8)).epsilon(1e-12));
+}

@@ -1,0 +1,267 @@
+// The read path's two stages by quadrature (read_path.hpp; theory/THEORY.md, "The read path").
+#include "phasesim/channel/read_path.hpp"
+
+#include <algorithm>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/special_functions/beta.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "order_law.hpp"
+#include "phasesim/core/contract.hpp"
+#include "phasesim/core/error.hpp"
+#include "phasesim/core/normal.hpp"
+#include "phasesim/core/portable_math.hpp"
+
+namespace phasesim::channel {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr int kMaxPlaces = 20;
+// Each integral's pieces: the error allowed, absolute (probabilities: 1e-12 is far below what a
+// table shows) or relative to the piece (the order statistic's density, a product of powers
+// near 10^3 in log space, carries rounding noise of a few 1e-13 of itself, which an absolute
+// tolerance alone would chase to the last bisection), and the bisections allowed.
+constexpr double kPieceTolerance = 1e-12;
+constexpr double kPieceRelative = 1e-10;
+constexpr int kPieceDepth = 10;
+constexpr double kReach = 9;  // sds either side of a place's mean hold all but 2e-19 of it
+
+double upper_tail(double x) { return 0.5 * boost::math::erfc(x / std::numbers::sqrt2); }
+
+// Gauss-Kronrod (15/31) on [a, b], bisected until its error estimate is within an absolute
+// tolerance: a relative one would chase the rounding of pieces that hold nothing.
+template <class F>
+double integrate(F& f, double a, double b, double tolerance, int depth) {
+  double error = 0;
+  const double value =
+      boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, a, b, 0, 0, &error);
+  if (error <= std::max(tolerance, kPieceRelative * std::abs(value)) || depth == 0) return value;
+  const double mid = 0.5 * (a + b);
+  return integrate(f, a, mid, tolerance / 2, depth - 1) +
+         integrate(f, mid, b, tolerance / 2, depth - 1);
+}
+
+// B(v; j) = P(#{D > v} <= j) for n iid N(0, 1): P(Bin(n, Q(v)) <= j) = 1 - I_Q(j + 1, n - j).
+double at_most_above(double v, std::int64_t j, std::int64_t n) {
+  if (j < 0) return 0;
+  if (j >= n) return 1;
+  const double q = upper_tail(v);
+  if (q <= 0) return 1;
+  if (q >= 1) return 0;
+  return boost::math::ibetac(static_cast<double>(j + 1), static_cast<double>(n - j), q);
+}
+
+// P(X <= v) and its density for one place's law (a step at the mean when sd = 0).
+double cdf(const NeedleEntry& e, double v) {
+  if (e.sd == 0) return v >= e.mean ? 1.0 : 0.0;
+  return 1 - upper_tail((v - e.mean) / e.sd);
+}
+double pdf(const NeedleEntry& e, double v) {
+  const double z = (v - e.mean) / e.sd;
+  return portable::exp(log_normal_pdf(z)) / e.sd;
+}
+
+// The law of min (or max) of independent places: its CDF, the density of its continuous part,
+// and the atom a deterministic place puts where it is the extreme.
+struct Extreme {
+  std::vector<NeedleEntry> places;
+  bool minimum = true;
+
+  // P(extreme <= v).
+  double below(double v) const {
+    double all = 1;  // min: P(all > v); max: P(all <= v)
+    for (const auto& e : places) all *= minimum ? 1 - cdf(e, v) : cdf(e, v);
+    return minimum ? 1 - all : all;
+  }
+  // The density of the continuous places' part at v (deterministic places as factors).
+  double density(double v) const {
+    double sum = 0;
+    for (std::size_t i = 0; i < places.size(); ++i) {
+      if (places[i].sd == 0) continue;
+      double rest = pdf(places[i], v);
+      for (std::size_t t = 0; t < places.size() && rest > 0; ++t) {
+        if (t != i) rest *= minimum ? 1 - cdf(places[t], v) : cdf(places[t], v);
+      }
+      sum += rest;
+    }
+    return sum;
+  }
+  // The deterministic places' extreme (the atom's place), or +-inf when there is none.
+  double atom() const {
+    double at = minimum ? kInfinity : -kInfinity;
+    for (const auto& e : places) {
+      if (e.sd == 0) at = minimum ? std::min(at, e.mean) : std::max(at, e.mean);
+    }
+    return at;
+  }
+  // The probability of the atom: the continuous places all beyond it.
+  double atom_mass() const {
+    const double at = atom();
+    if (!std::isfinite(at)) return 0;
+    double mass = 1;
+    for (const auto& e : places) {
+      if (e.sd > 0) mass *= minimum ? 1 - cdf(e, at) : cdf(e, at);
+    }
+    return mass;
+  }
+  // Break points of the continuous part's density: each place's mean +- 0, 3, 9 sd.
+  std::vector<double> points() const {
+    std::vector<double> list;
+    for (const auto& e : places) {
+      if (e.sd == 0) continue;
+      for (double k : {-kReach, -3.0, 0.0, 3.0, kReach}) list.push_back(e.mean + k * e.sd);
+    }
+    return list;
+  }
+};
+
+// Integral of f over the continuous part of `x`'s law, between break points (x's and
+// `more`), the part beyond the deterministic atom excluded (there the atom is the extreme).
+template <class F>
+double over_density(const Extreme& x, std::vector<double> more, F f) {
+  auto points = x.points();
+  if (points.empty()) return 0;
+  const double lo = *std::min_element(points.begin(), points.end());
+  const double hi = *std::max_element(points.begin(), points.end());
+  const double atom = x.atom();
+  points.insert(points.end(), more.begin(), more.end());
+  if (std::isfinite(atom)) points.push_back(atom);
+  std::sort(points.begin(), points.end());
+  double sum = 0;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    const double a = std::max(points[i], lo), b = std::min(points[i + 1], hi);
+    if (!(a < b)) continue;
+    if (x.minimum ? a >= atom : b <= atom) continue;  // past the atom the density is 0
+    auto g = [&](double v) { return x.density(v) * f(v); };
+    sum += integrate(g, a, b, kPieceTolerance, kPieceDepth);
+  }
+  return sum;
+}
+
+// Integral of f over `points`' pieces (in order), where it lives.
+template <class F>
+double over_pieces(const std::vector<double>& points, F f) {
+  double sum = 0;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    if (points[i] < points[i + 1])
+      sum += integrate(f, points[i], points[i + 1], kPieceTolerance, kPieceDepth);
+  }
+  return sum;
+}
+
+// P(exactly the places S of the needle's compressed places pass stage 1) (read_path.hpp), for
+// j = k - |S| below the others' count n. With x = min_S, y = max of the dropped places and D =
+// D_(j+1): P(x > max(D, y)) - E[1{x > y} B(y; j - 1)] =
+//   int f_D(d) P(x > d) P(y <= d) dd + int P(x > y) P(N(y) = j) dF_y(y),
+// whose integrands need no incomplete beta (theory/THEORY.md, "The read path").
+double kept_below_count(const Extreme& kept, const Extreme& dropped, std::int64_t j,
+                        std::int64_t n) {
+  const detail::OrderLaw d(static_cast<double>(n), j + 1);  // D = D_(j+1)
+  const auto quantiles = [&] {
+    return d.quantiles({1e-14, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1 - 1e-14});
+  };
+  auto points = quantiles();  // D's range holds all but 2e-14 of f_D
+  const double lo = points.front(), hi = points.back();
+  for (const auto* e : {&kept, &dropped}) {  // steps of deterministic places, and their spread
+    for (const auto& place : e->places) {
+      for (double k : {-3.0, 0.0, 3.0}) {
+        const double v = place.mean + k * place.sd;
+        if (v > lo && v < hi) points.push_back(v);
+      }
+    }
+  }
+  std::sort(points.begin(), points.end());
+  const auto above = [&](double v) { return 1 - kept.below(v); };
+  double p = over_pieces(points, [&](double v) {
+    return portable::exp(d.log_density(v)) * above(v) * dropped.below(v);
+  });
+  if (dropped.places.empty()) return std::clamp(p, 0.0, 1.0);
+  // The binomial is not small above D's range (P(N(v) = j) -> 1 for j = 0): the dropped
+  // places' own range.
+  p += over_density(dropped, quantiles(), [&](double v) { return above(v) * d.binomial(v); });
+  if (std::isfinite(dropped.atom())) {
+    p += dropped.atom_mass() * above(dropped.atom()) * d.binomial(dropped.atom());
+  }
+  return std::clamp(p, 0.0, 1.0);
+}
+
+// The same for j = n, where k keeps all n others and the places S (so some dropped place
+// exists): B(v; n) = 1 and B(y; n - 1) = 1 - Q(y)^n, so P = P(x > y) - E[1{x > y} B(y; n - 1)].
+double kept_all_others(const Extreme& kept, const Extreme& dropped, std::int64_t n) {
+  const auto first = [&](double x) { return dropped.below(x); };
+  double p = over_density(kept, {}, first);
+  if (kept.places.empty()) {
+    p = 1;
+  } else if (std::isfinite(kept.atom())) {
+    p += kept.atom_mass() * first(kept.atom());
+  }
+  const auto second = [&](double y) { return at_most_above(y, n - 1, n) * (1 - kept.below(y)); };
+  double q = over_density(dropped, {}, second);
+  if (std::isfinite(dropped.atom())) q += dropped.atom_mass() * second(dropped.atom());
+  return std::clamp(p - q, 0.0, 1.0);
+}
+
+// P(exactly S passes): none when S is more than k or leaves room for more than the others.
+double kept_exactly(const Extreme& kept, const Extreme& dropped, std::int64_t k, std::int64_t n) {
+  const auto j = k - static_cast<std::int64_t>(kept.places.size());
+  if (j < 0 || j > n || (j == n && dropped.places.empty())) return 0;
+  return j < n ? kept_below_count(kept, dropped, j, n) : kept_all_others(kept, dropped, n);
+}
+
+}  // namespace
+
+std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> entries,
+                                              const TwoStageRest& rest,
+                                              std::span<const StageTwoVariant> variants) {
+  const auto m = static_cast<int>(entries.size());
+  PHASESIM_EXPECT(m <= kMaxPlaces);
+  const std::int64_t n = rest.entries;
+  const bool selects = rest.top_k < n + m;
+  std::vector<TwoStageValue> values(variants.size());
+  for (std::uint32_t set = 0; set < (1u << m); ++set) {
+    if (!selects && set + 1 != (1u << m)) continue;  // every entry passes
+    Extreme kept, dropped{{}, false};
+    std::vector<NeedleEntry> read;
+    for (int i = 0; i < m; ++i) {
+      const auto& e = entries[static_cast<std::size_t>(i)];
+      PHASESIM_EXPECT(!e.raw);
+      const bool in = (set >> i & 1u) != 0;
+      (in ? kept : dropped).places.push_back(e.selection);
+      if (in) read.push_back(e.attention);
+    }
+    const double p = selects ? kept_exactly(kept, dropped, rest.top_k, n) : 1.0;
+    if (p == 0) continue;
+    const auto s = static_cast<std::int64_t>(kept.places.size());
+    const auto others = selects ? std::min(n, rest.top_k - s) : n;
+    for (std::size_t v = 0; v < variants.size(); ++v) {  // stage 2 of each variant
+      auto all = read;
+      all.insert(all.end(), variants[v].raw.begin(), variants[v].raw.end());
+      if (all.empty()) continue;
+      values[v].selected += p;
+      values[v].retrieved += p * needle_success_above(all, others + variants[v].raw_haystack,
+                                                      rest.sink.value_or(-kInfinity));
+    }
+  }
+  for (auto& v : values) {
+    v.selected = std::clamp(v.selected, 0.0, 1.0);
+    v.retrieved = std::clamp(v.retrieved, 0.0, 1.0);
+  }
+  return values;
+}
+
+TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const TwoStageRest& rest) {
+  std::vector<TwoStagePlace> entries;
+  StageTwoVariant variant{{}, rest.raw};
+  for (const auto& p : places) {
+    if (p.raw) {
+      variant.raw.push_back(p.attention);
+    } else {
+      entries.push_back(p);
+    }
+  }
+  return two_stage_variants(entries, rest, std::span(&variant, 1)).front();
+}
+
+}  // namespace phasesim::channel
