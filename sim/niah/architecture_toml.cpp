@@ -25,13 +25,14 @@ std::string toml_quoted(std::string_view text) {
 }
 
 // `gate = "SPEC"`, or a per-channel gate's `channels = [...]`: its groups' specs alone when
-// their shares are equal (the parser's default), else each with its share.
-std::string gate_text(const Gate& gate, const std::string& indent) {
-  if (!gate.per_channel()) return "gate = " + toml_quoted(gate.spec);
+// their shares are equal (the parser's default), else each with its share. `prefix` names the
+// selection score's gate ("index_": index_gate, index_channels).
+std::string gate_text(const Gate& gate, const std::string& indent, const std::string& prefix = "") {
+  if (!gate.per_channel()) return prefix + "gate = " + toml_quoted(gate.spec);
   const double equal = 1.0 / static_cast<double>(gate.channels.size());
   const bool equal_shares = std::all_of(gate.channels.begin(), gate.channels.end(),
                                         [&](const ChannelGroup& g) { return g.share == equal; });
-  std::string text = "channels = [\n";
+  std::string text = prefix + "channels = [\n";
   for (const auto& group : gate.channels) {
     text += indent + "  " +
             (equal_shares ? toml_quoted(group.spec)
@@ -51,6 +52,15 @@ std::vector<std::string> head_values(const ArchitectureHead& head, const std::st
   if (head.split_rho != 1) values.push_back("split_rho = " + format_number(head.split_rho));
   if (head.query_heads > 1) values.push_back("query_heads = " + std::to_string(head.query_heads));
   values.push_back(gate_text(head.gate, indent));
+  // The read path (MODEL.md section 10), each value where the head sets it.
+  const auto& read = head.read_path;
+  if (read.top_k) values.push_back("top_k = " + std::to_string(*read.top_k));
+  if (read.index_gate) values.push_back(gate_text(*read.index_gate, indent, "index_"));
+  if (read.index_beta) values.push_back("index_beta = " + format_number(*read.index_beta));
+  if (read.index_rho) values.push_back("index_rho = " + format_number(*read.index_rho));
+  if (read.sliding_window)
+    values.push_back("sliding_window = " + std::to_string(*read.sliding_window));
+  if (read.sink) values.push_back("sink = " + format_number(*read.sink));
   return values;
 }
 

@@ -34,6 +34,15 @@ void check_same(const Architecture& a, const Architecture& b) {
     }
     CHECK(x.split_rho == y.split_rho);
     CHECK((x.query_head == y.query_head && x.query_heads == y.query_heads));
+    const auto& r = x.read_path;
+    const auto& q = y.read_path;
+    CHECK((r.top_k == q.top_k && r.index_beta == q.index_beta && r.index_rho == q.index_rho &&
+           r.sliding_window == q.sliding_window && r.sink == q.sink));
+    CHECK(r.index_gate.has_value() == q.index_gate.has_value());
+    if (r.index_gate && q.index_gate) {
+      CHECK(r.index_gate->weights == q.index_gate->weights);
+      CHECK(r.index_gate->channels.size() == q.index_gate->channels.size());
+    }
   }
 }
 
@@ -70,4 +79,28 @@ gate = "weights:0.3,0.7"
   CHECK(text.find("  \"onehot:1\",\n") != std::string::npos);  // equal shares: specs alone
   CHECK(text.find("{ gate = \"uniform\", share = 0.75 }") != std::string::npos);
   check_same(parse_architecture(text, "x.toml"), arch);
+}
+
+TEST_CASE("architecture_toml: the read path of a layer and of a head, index channels too") {
+  const auto arch = parse_architecture(R"(
+name = "read"
+[[layer]]
+window = 8
+stride = 4
+gate = "last"
+top_k = 16
+sliding_window = 32
+index_channels = ["onehot:1", "onehot:6"]
+heads = [{ index_beta = 3.5, index_rho = 0.5 }, { sink = -1.25, index_gate = "uniform" }]
+[[layer]]
+window = 4
+stride = 4
+gate = "uniform"
+)",
+                                       "r.toml");
+  const auto text = architecture_toml(arch, {}, {});
+  CHECK(text.find("top_k = 16") != std::string::npos);
+  CHECK(text.find("index_channels = [") != std::string::npos);
+  CHECK(text.find("index_gate = \"uniform\"") != std::string::npos);
+  check_same(parse_architecture(text, "r.toml"), arch);
 }
