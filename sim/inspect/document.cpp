@@ -95,7 +95,7 @@ std::string inspection_architecture(const Inspection& inspection) {
     }
     if (layer.sinks) {
       note.push_back("sink logits " + layer.sinks->tensor + ": mean " +
-                     format_number(layer.sinks->mean) + " (not read by the argmax)");
+                     format_number(layer.sinks->mean) + " (reported, not modelled: see read)");
     }
     notes.push_back(std::move(note));
   }

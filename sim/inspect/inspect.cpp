@@ -15,15 +15,22 @@ constexpr double kSecondsPerByte = 2e-9;
 // A layer of the stack: the cache of one compressor, read by the layer's query heads alike
 // (one here: in the standardized channel they attend alike, and V4.1's layers that read
 // another layer's cache are that cache).
-niah::ArchitectureHead stack_head(const CompressorGate& gate, const checkpoint::LayerPlan& plan,
-                                  int layer) {
+niah::ArchitectureHead stack_head(const InspectedLayer& layer,
+                                  const checkpoint::ModelConfig& config, int index) {
   niah::ArchitectureHead head;
-  head.layer = layer;
-  head.geometry = gate.geometry;
-  head.gate = gate.gate;
+  head.layer = index;
+  head.geometry = layer.compressor->geometry;
+  head.gate = layer.compressor->gate;
   // Split projections: the halves are separate rows of the key projection, and nothing in
   // the public code ties them (v4-csa's setting; docs/INSPECT.md).
-  head.split_rho = plan.overlap ? 0.0 : 1.0;
+  head.split_rho = layer.plan.overlap ? 0.0 : 1.0;
+  // The read path (kRead): a layer with an indexer keeps its top index_topk entries by the
+  // indexer's own gate, and every layer reads its sliding window raw.
+  if (layer.indexer && config.index_topk) {
+    head.read_path.top_k = *config.index_topk;
+    head.read_path.index_gate = layer.indexer->gate;
+  }
+  if (config.sliding_window) head.read_path.sliding_window = *config.sliding_window;
   return head;
 }
 
@@ -80,8 +87,7 @@ Inspection::Inspection(InspectSpec spec, std::shared_ptr<const engines::EngineRe
     const auto& layer = layers_.back();
     if (!layer.compressor) continue;
     stack_layers_.push_back(layer.plan.layer);
-    architecture_.heads.push_back(
-        stack_head(*layer.compressor, layer.plan, ++architecture_.layers));
+    architecture_.heads.push_back(stack_head(layer, config_, ++architecture_.layers));
   }
   if (architecture_.heads.empty()) {
     throw InputError("checkpoint '" + spec_.path + "' has no compressed layer (config '" +

@@ -30,7 +30,7 @@ TEST_CASE("inspect: the table, the document, and --save-arch that niah --arch re
   REQUIRE(table.status == 0);
   CHECK(table.err.empty());
   CHECK(table.out.find("transformers tensor names, 4 layers (layer_types)") != std::string::npos);
-  CHECK(table.out.find("argmax over all compressed entries") != std::string::npos);
+  CHECK(table.out.find("read: the read path of MODEL.md section 10") != std::string::npos);
   CHECK(table.out.find(
             "stack of 3 compressed caches, its layers 1, 2, ... the checkpoint's 1, 2, 3") !=
         std::string::npos);
@@ -46,7 +46,7 @@ TEST_CASE("inspect: the table, the document, and --save-arch that niah --arch re
   CHECK(doc["layers"][1]["indexer"]["channels"] == 2);
   CHECK(doc["layers"][3]["sinks"]["mean"] == 1.5);
   CHECK(doc["stack_layers"] == nlohmann::json({1, 2, 3}));
-  CHECK(doc["read"].get<std::string>().starts_with("argmax over all compressed entries"));
+  CHECK(doc["read"].get<std::string>().starts_with("the read path of MODEL.md section 10"));
   const auto rerun = run_json("niah --arch " + saved + " --engine analytic" + kInspectRun);
   REQUIRE(rerun["groups"].size() == doc["groups"].size());
   for (std::size_t g = 0; g < rerun["groups"].size(); ++g) {

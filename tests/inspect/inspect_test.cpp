@@ -61,6 +61,11 @@ TEST_CASE("inspect gives the hand-typed gates' coverage and tables: spellings, d
           CHECK(arch.heads[h].geometry.stride == hand.heads[h].geometry.stride);
           CHECK(arch.heads[h].split_rho == hand.heads[h].split_rho);
           CHECK(arch.heads[h].gate.weights == hand.heads[h].gate.weights);
+          const auto& read = arch.heads[h].read_path;
+          const auto& typed = hand.heads[h].read_path;
+          CHECK((read.top_k == typed.top_k && read.sliding_window == typed.sliding_window));
+          REQUIRE(read.index_gate.has_value() == typed.index_gate.has_value());
+          if (read.index_gate) CHECK(read.index_gate->weights == typed.index_gate->weights);
           const auto& layer = inspection.layers()[static_cast<std::size_t>(h + 1)];
           const auto phases = phase_coverage(hand.heads[h].geometry, hand.heads[h].gate);
           REQUIRE(layer.compressor->phases.size() == phases.size());

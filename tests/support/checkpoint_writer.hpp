@@ -251,16 +251,25 @@ struct SmallModel {
       text += "[[layer]]\nwindow = " + std::to_string(w) +
               "\nstride = " + std::to_string(ratios[l]) + "\n";
       if (ratios[l] == 4) text += "split_rho = 0\n";
-      text += "channels = [";
-      for (int c = 0; c < head_dim; ++c) {
-        text += "\"logits:";
-        for (int s = 0; s < w; ++s)
-          text += (s ? "," : "") + std::to_string(int(logit(l, c, s, w, false)));
-        text += "\", ";
-      }
-      text += "]\n";
+      text += "channels = " + channels(l, head_dim, false);
+      // The read path from the config: every layer's window, CSA's indexer and top-k.
+      text += "sliding_window = 128\n";
+      if (ratios[l] == 4)
+        text += "top_k = 512\nindex_channels = " + channels(l, index_head_dim, true);
     }
     return text;
+  }
+  /// The per-channel gate of layer l's compressor (or its indexer's) as a TOML array.
+  std::string channels(int l, int dim, bool indexer) const {
+    const int w = window(l);
+    std::string text = "[";
+    for (int c = 0; c < dim; ++c) {
+      text += "\"logits:";
+      for (int s = 0; s < w; ++s)
+        text += (s ? "," : "") + std::to_string(int(logit(l, c, s, w, indexer)));
+      text += "\", ";
+    }
+    return text + "]\n";
   }
 };
 

@@ -49,13 +49,14 @@ struct InspectedLayer {
   std::optional<Sinks> sinks;
 };
 
-/// How the layers read a needle today: the argmax over all of a cache's compressed entries
-/// (MODEL.md section 4); the read path of MODEL.md section 10 has not landed.
+/// How the layers read a needle: the read path of MODEL.md section 10 from the config, at the
+/// protocol's beta for both scores and rho 0 (analytic engine, exact there).
 inline constexpr const char* kRead =
-    "argmax over all compressed entries of each cache (MODEL.md section 4, the analytic "
-    "engine): the read path of MODEL.md section 10 (the indexer's top-k selection, the "
-    "sliding window, the sink) has not landed, so index_topk, sliding_window and the sink "
-    "logits are reported, not used";
+    "the read path of MODEL.md section 10 (analytic engine): a layer with a Lightning Indexer "
+    "keeps the top index_topk of its cache's entries by the indexer's own gate (its position "
+    "bias, at the protocol's beta, selection and attention logits uncorrelated), and every "
+    "layer also reads its last sliding_window tokens raw; the sink logits are reported, not "
+    "used (a raw logit has no standardized value without the attention scores' scale)";
 
 /// The per-phase NIAH table of `architecture` as the layers read it (kRead), under `protocol`:
 /// the one place the read is decided, for a layer and for the stack alike. Throws InputError
