@@ -46,7 +46,8 @@ OptionTable<Frontier::Options> Frontier::table(const Environment&) {
   t.add("overlaps", space(&Space::overlaps), "Windows as multiples of the stride: W = overlap x S");
   t.add("gate-families", space(&Space::gates),
         "Gates: uniform, last (one-hot on the newest slot), spread (channels one-hot on every "
-        "phase, equal shares), or a gate spec (--gates' forms, no commas)");
+        "phase, equal shares), or a gate spec in --gates' forms; words, not commas: "
+        "--gate-families uniform last");
   t.add("caches", space(&Space::heads),
         "Caches per layer (independent compressors, entry boundaries spread over the stride)");
   t.add("top-k", space(&Space::top_k), "Entries kept by the selection (0: every entry)");
