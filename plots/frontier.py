@@ -27,9 +27,12 @@ def draw(ax, doc):
             label="frontier: worst phase", zorder=3)
     ax.scatter(kv, [100 * r["mean"] for r in designs], facecolors="none", edgecolors="C0",
                s=30, label="frontier: mean", zorder=2)
+    stacked = {}  # designs at one cost: their labels one under the other
     for r in designs:
+        below = stacked.setdefault(r["kv_entries_per_token"], 0)
+        stacked[r["kv_entries_per_token"]] += 1
         ax.annotate(f"{r['name']} ({r['read_entries_per_query']:g} read)",
-                    (r["kv_entries_per_token"], 100 * r["worst"]), xytext=(4, -10),
+                    (r["kv_entries_per_token"], 100 * r["worst"]), xytext=(4, -10 - 9 * below),
                     textcoords="offset points", fontsize=6.5, color="C0")
     for r in presets:
         marker, colour = ("*", "C3") if r["on_frontier"] else ("X", "C1")
@@ -40,6 +43,8 @@ def draw(ax, doc):
     ax.scatter([], [], marker="*", color="C3", label="preset on the frontier")
     ax.scatter([], [], marker="X", color="C1", label="preset beaten by a design")
     ax.set_xscale("log", base=2)
+    costs = [r["kv_entries_per_token"] for r in rows]
+    ax.set_xlim(min(costs) / 1.5, max(costs) * 4)
     ax.set_xlabel("KV cost (entries per token)")
     ax.set_ylim(-5, 105)
     ax.grid(alpha=0.3)
@@ -58,7 +63,7 @@ def main():
     for ax, doc in zip(axes[0], docs):
         draw(ax, doc)
     axes[0][0].set_ylabel("accuracy (%)")
-    axes[0][0].legend(fontsize=7.5, loc="lower right")
+    axes[0][0].legend(fontsize=7.5, loc="upper left")
     fig.suptitle(args.title or "the frontier: worst phase and mean against KV cost", fontsize=11)
     save(fig, args.out)
 
