@@ -48,8 +48,7 @@ def draw(ax, doc):
     ax.set_xlabel("KV cost (entries per token)")
     ax.set_ylim(-5, 105)
     ax.grid(alpha=0.3)
-    beta = doc["beta"] if doc["beta"] is not None else 4.5
-    ax.set_title(f"context {context_text(doc['context'])}, beta {beta:g}, "
+    ax.set_title(f"context {context_text(doc['context'])}, beta {doc['beta']:g}, "
                  f"{doc['needle_tokens']}-token needle", fontsize=9)
 
 

@@ -57,7 +57,7 @@ Json row_json(const FrontierPlan& plan, const Row& row) {
 Json frontier_document(const FrontierPlan& plan, const FrontierResult& result) {
   const auto& m = plan.spec.model;
   auto doc = new_document("frontier");
-  doc["beta"] = optional_json(m.beta);
+  doc["beta"] = m.beta.value_or(kDefaultBeta);
   doc["context"] = m.context;
   doc["needle_tokens"] = m.needle_tokens;
   doc["index_beta"] = optional_json(m.read.index_beta);
@@ -72,7 +72,7 @@ Json frontier_document(const FrontierPlan& plan, const FrontierResult& result) {
   std::size_t below = 0;
   for (const auto& row : result.rows)
     below += !plan.candidates[row.candidate].preset && row.below_floor;
-  doc["below_floor"] = below;
+  doc["designs_below_floor"] = below;
   doc["frontier_size"] = result.frontier.size();
   doc["rows"] = Json::array();
   for (const auto f : result.frontier) doc["rows"].push_back(row_json(plan, result.rows[f]));
