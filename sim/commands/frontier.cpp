@@ -34,8 +34,9 @@ OptionTable<Frontier::Options> Frontier::table(const Environment&) {
       "Tokens n of the needle (n > 1 runs on the fast engine)");
   t.add(
       "beta", [](auto& o) -> auto& { return o.spec.model.beta; },
-      "Signal strength beta of the standardized channel (" + format_number(kDefaultBeta) +
-          " when not given)");
+      "Signal strength beta of the standardized channel (default: where one gate gives "
+      "V4-Flash-Base's "
+      "table, presets/v4-csa.toml's one_gate_beta)");
   t.add(
       "floor", [](auto& o) -> auto& { return o.spec.floor; },
       "Drop designs whose worst phase is below this accuracy, in [0, 1]");

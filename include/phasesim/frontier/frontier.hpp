@@ -63,6 +63,19 @@ std::vector<Design> designs(const DesignSpace& space);
 /// is), then one layer of `heads` caches, entry boundaries spread over the stride.
 std::string design_toml(const Design& design, const std::vector<std::string>& header = {});
 
+/// The frontier's beta when none is given: where one gate reproduces V4-Flash-Base's published
+/// table (presets/v4-csa.toml, [fit] one_gate_beta, from experiments/v4-calibration), so that
+/// the defaults ask V4's question at 128k. The model's own default (4.5) leaves every design
+/// at 128k near chance.
+inline constexpr double kFrontierBeta = 9.5135;
+
+/// The NIAH options of a frontier before the user's: the model's, at kFrontierBeta.
+inline niah::NiahSpec frontier_model() {
+  niah::NiahSpec model;
+  model.beta = kFrontierBeta;
+  return model;
+}
+
 /// The frontier's question.
 struct FrontierSpec {
   DesignSpace space;
@@ -70,7 +83,7 @@ struct FrontierSpec {
   /// and preset's), prompts (Monte Carlo rows), combine and seed; its geometry, gates, heads,
   /// groups and top-k and sliding window are not used (the space gives them; groups are the
   /// design's stride, a preset's least common stride).
-  niah::NiahSpec model;
+  niah::NiahSpec model = frontier_model();
   std::optional<double> floor;   ///< designs whose worst phase is below it are dropped
   std::optional<double> weight;  ///< quality = weight x mean + (1 - weight) x worst
   bool presets = true;           ///< evaluate presets/*.toml too
