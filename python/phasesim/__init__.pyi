@@ -219,7 +219,7 @@ def frontier(
     *,
     context: int = 131072,
     needle_tokens: int = 1,
-    beta: Optional[float] = None,
+    beta: float = 9.5135,
     floor: Optional[float] = None,
     weight: Optional[float] = None,
     ratios: Sequence[int] = [4, 16, 128],
@@ -243,7 +243,8 @@ def frontier(
     Arguments, as the CLI's options (dashes as underscores):
       context: Context length L in tokens (default 131072)
       needle_tokens: Tokens n of the needle (n > 1 runs on the fast engine) (default 1)
-      beta: Signal strength beta of the standardized channel (4.5 when not given) (not given)
+      beta: Signal strength beta of the standardized channel (default: where one gate gives
+          V4-Flash-Base's table, presets/v4-csa.toml's one_gate_beta) (default 9.5135)
       floor: Drop designs whose worst phase is below this accuracy, in [0, 1] (not given)
       weight: One quality score, weight x mean + (1 - weight) x worst, in [0, 1] (default: worst
           and mean are separate objectives) (not given)
