@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/model/gate.hpp"
