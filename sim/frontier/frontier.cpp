@@ -195,8 +195,14 @@ Point point(const Row& row) {
 
 FrontierResult run_frontier(const FrontierPlan& plan, const Parallel& parallel) {
   FrontierResult result;
-  for (std::size_t i = 0; i < plan.candidates.size(); ++i)
-    result.rows.push_back(row_of(plan, i, parallel));
+  // Progress counts candidates: the engines run with the threads and the stop, not the count.
+  auto engines_parallel = parallel;
+  engines_parallel.progress = {};
+  for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+    check_stop(parallel);
+    result.rows.push_back(row_of(plan, i, engines_parallel));
+    if (parallel.progress) parallel.progress(static_cast<std::int64_t>(i + 1));
+  }
   // The frontier of the designs above the floor; presets are marked against it.
   std::vector<std::size_t> eligible;
   std::vector<Point> points;

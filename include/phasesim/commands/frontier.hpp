@@ -27,7 +27,7 @@ class Frontier {
   static OptionTable<Options> table(const Environment& environment);
   Frontier(Options options, const Environment& environment);
   const Options& options() const { return options_; }
-  Work work() const { return {plan_.estimate}; }
+  Work work() const { return {plan_.estimate, plan_.candidates.size(), "rows"}; }
   std::vector<std::string> warnings() const { return plan_.warnings; }
   Result run(const Context& context) const;
   Json document(const Result& result) const;
