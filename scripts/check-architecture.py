@@ -27,7 +27,7 @@ import sys
 
 # The library's layers: what the commands layer may use, and the CLI besides it.
 LIBRARY = {"core", "stats", "model", "channel", "theorems", "niah", "engines", "sweep", "training",
-           "compare", "diagnose", "checkpoint", "inspect"}
+           "compare", "frontier", "diagnose", "checkpoint", "inspect"}
 # Each layer and the layers it may use (directly or not), bottom first.
 ALLOWED = {
     "core": set(),
@@ -40,6 +40,7 @@ ALLOWED = {
     "sweep": {"core"},
     "training": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
     "compare": {"core", "stats", "model", "channel", "niah", "engines"},
+    "frontier": {"core", "stats", "model", "channel", "niah", "engines"},
     "diagnose": {"core", "stats", "model", "channel", "theorems", "niah", "engines"},
     "checkpoint": {"core"},
     "inspect": {"core", "stats", "model", "channel", "niah", "engines", "checkpoint"},

@@ -215,6 +215,65 @@ def dynamics(
     line; Ctrl-C raises KeyboardInterrupt.
     """
 
+def frontier(
+    *,
+    context: int = 131072,
+    needle_tokens: int = 1,
+    beta: float = 9.5135,
+    floor: Optional[float] = None,
+    weight: Optional[float] = None,
+    ratios: Sequence[int] = [4, 16, 128],
+    overlaps: Sequence[int] = [1, 2],
+    gate_families: Sequence[str] = ['uniform', 'last', 'spread'],
+    caches: Sequence[int] = [1],
+    top_k: Sequence[int] = [0, 512],
+    sliding_windows: Sequence[int] = [0, 128],
+    index_beta: Optional[float] = None,
+    index_rho: Optional[float] = None,
+    sink: Optional[float] = None,
+    presets: bool = True,
+    prompts: int = 256,
+    out: Optional[str] = None,
+    seed: int = 1,
+    threads: int = 0,
+    progress: bool = False,
+) -> Document:
+    """The Pareto frontier of KV cost and read cost against the worst phase and mean (`phasesim frontier`).
+
+    Arguments, as the CLI's options (dashes as underscores):
+      context: Context length L in tokens (default 131072)
+      needle_tokens: Tokens n of the needle (n > 1 runs on the fast engine) (default 1)
+      beta: Signal strength beta of the standardized channel (default: where one gate gives
+          V4-Flash-Base's table, presets/v4-csa.toml's one_gate_beta) (default 9.5135)
+      floor: Drop designs whose worst phase is below this accuracy, in [0, 1] (not given)
+      weight: One quality score, weight x mean + (1 - weight) x worst, in [0, 1] (default: worst
+          and mean are separate objectives) (not given)
+      ratios: Compress ratios: the strides S (default [4, 16, 128])
+      overlaps: Windows as multiples of the stride: W = overlap x S (default [1, 2])
+      gate_families: Gates: uniform, last (one-hot on the newest slot), spread (channels one-hot
+          on every phase, equal shares), or a gate spec in --gates' forms; words, not commas:
+          --gate-families uniform last (default ['uniform', 'last', 'spread'])
+      caches: Caches per layer (independent compressors, entry boundaries spread over the
+          stride) (default [1])
+      top_k: Entries kept by the selection (0: every entry) (default [0, 512])
+      sliding_windows: Raw tokens of the sliding window read beside the entries (default [0,
+          128])
+      index_beta: The selection score's signal strength (default: beta) (not given)
+      index_rho: Correlation of an entry's selection score and attention logit (not 0: the fast
+          engine) (not given)
+      sink: A stage-2 competitor with this standardized logit (not given)
+      presets: Also run the presets (presets/*.toml) and mark them (default True)
+      prompts: Prompts per group of the rows the fast engine runs (default 256)
+      out: Folder to write the frontier's architecture files into (NAME.toml) (not given)
+      seed: Random seed (default 1)
+      threads: OpenMP threads (0: the OpenMP default) (default 0)
+      progress: Show progress and the time left on stderr (default: only on a terminal) (default
+          False)
+
+    Returns the `frontier` JSON document as a dict. Bad input raises ValueError with the CLI's
+    line; Ctrl-C raises KeyboardInterrupt.
+    """
+
 def inspect(
     path: Union[str, os.PathLike],
     *,

@@ -131,6 +131,11 @@ CASES = [
                           batches="independent"),
      "train --steps 10 --batch 2 --heads 2 --dim 8 --context 256 --prompts 8 "
      "--batches independent"),
+    (phasesim.frontier, dict(context=8192, beta=9.0, ratios=[4], overlaps=[1],
+                             gate_families=["uniform", "last"], caches=[1, 2], top_k=[0],
+                             sliding_windows=[0], presets=False),
+     "frontier --context 8192 --beta 9.0 --ratios 4 --overlaps 1 --gate-families uniform last "
+     "--caches 1,2 --top-k 0 --sliding-windows 0 --no-presets"),
 ]
 
 
@@ -241,6 +246,7 @@ REFUSALS = [
     (phasesim.theorem_lockin, dict(inits=100000000), "theorem lockin --inits 100000000"),
     (phasesim.diversity, dict(heads=[4], train_heads=[8], train_runs=100000000),
      "diversity --heads 4 --train-heads 8 --train-runs 100000000"),
+    (phasesim.frontier, dict(caches=[65]), "frontier --caches 65"),
     (phasesim.sweep, dict(file="/nonexistent.toml", out="/tmp/phasesim-never"),
      "sweep /nonexistent.toml --out /tmp/phasesim-never"),
 ]

@@ -117,6 +117,7 @@ std::unique_ptr<CLI::App> make_app(Action& action) {
   add_gpu_check_command(*app, action, environment);
   add_precision_check_command(*app, action, environment);
   add_compare_command(*app, action, environment);
+  add_frontier_command(*app, action, environment);
   add_optimize_command(*app, action, environment);
   add_phase_diagram_command(*app, action, environment);
   add_dynamics_command(*app, action, environment);

@@ -8,10 +8,6 @@
 namespace phasesim::cli {
 namespace {
 
-std::string with_error(double value, double se, bool exact) {
-  return fixed(value, 4) + (exact ? "" : " ± " + fixed(se, 4));
-}
-
 void print_summary(const std::vector<compare::ArchitectureComparison>& comparison, bool exact,
                    std::ostream& out) {
   Table table({"architecture", "kv cost", "of full", "mean", "worst", "gap", "worst/mean",

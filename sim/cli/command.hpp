@@ -39,6 +39,7 @@ void add_gpu_check_command(CLI::App& app, Action& action, const commands::Enviro
 void add_precision_check_command(CLI::App& app, Action& action,
                                  const commands::Environment& environment);
 void add_compare_command(CLI::App& app, Action& action, const commands::Environment& environment);
+void add_frontier_command(CLI::App& app, Action& action, const commands::Environment& environment);
 void add_optimize_command(CLI::App& app, Action& action, const commands::Environment& environment);
 void add_phase_diagram_command(CLI::App& app, Action& action,
                                const commands::Environment& environment);

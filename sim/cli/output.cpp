@@ -75,6 +75,10 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 
 std::string fixed(double value, int digits) { return format_fixed(value, digits); }
 
+std::string with_error(double value, double se, bool exact) {
+  return fixed(value, 4) + (exact ? "" : " ± " + fixed(se, 4));
+}
+
 std::string heads_text(int caches, int query_heads) {
   const auto text = counted(caches, "head");
   return query_heads > caches ? text + " read by " + counted(query_heads, "query head") : text;

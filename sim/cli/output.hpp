@@ -52,6 +52,9 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 /// Fixed-point text with `digits` decimals.
 std::string fixed(double value, int digits = 6);
 
+/// "0.6990" when exact, "0.6990 ± 0.0123" (the standard error) when sampled.
+std::string with_error(double value, double se, bool exact);
+
 /// "3 heads", or "1 head read by 64 query heads" when query heads share the caches: a model's
 /// `caches` compressors read by `query_heads` query heads in all.
 std::string heads_text(int caches, int query_heads);

@@ -1,4 +1,5 @@
 #include "phasesim/commands/command.hpp"
+#include "phasesim/commands/frontier.hpp"
 #include "phasesim/commands/inspect.hpp"
 #include "phasesim/commands/lab.hpp"
 #include "phasesim/commands/model.hpp"
@@ -18,6 +19,7 @@ CommandRegistry builtin_commands(const Environment& environment) {
   add.operator()<GpuCheck>();
   add.operator()<PrecisionCheck>();
   add.operator()<Compare>();
+  add.operator()<Frontier>();
   add.operator()<Optimize>();
   add.operator()<PhaseDiagram>();
   add.operator()<Dynamics>();

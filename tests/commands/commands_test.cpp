@@ -125,7 +125,7 @@ TEST_CASE("every command's table: unique names, existing exclusions, defaults th
       CHECK(!o.help.empty());
     }
   }
-  CHECK(commands.size() == 17);
+  CHECK(commands.size() == 18);
   CHECK_THROWS_WITH_AS(registry.find("demo"),
                        doctest::Contains("unknown command 'demo' (commands: coverage, channel"),
                        InputError);
