@@ -48,3 +48,25 @@ TEST_CASE("analytic engine: query heads of a cache and equal heads are computed 
   const auto three = prepare(alone, registry.find("analytic"), 2);
   CHECK(plan.estimate().seconds == doctest::Approx(three.estimate().seconds).epsilon(0.01));
 }
+
+TEST_CASE("analytic engine: a later cache's query heads follow it to the head computed") {
+  // Layer 3 is alike layer 1, and its query heads read layer 3's first head: they must read
+  // the head that is computed (layer 1's), not layer 3's, which is not (a stack of alike
+  // layers crashed the engine: V4-Flash's CSA, HCA, CSA, ...).
+  NiahSpec spec;
+  spec.architecture = test::architecture(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n"
+      "[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\nquery_heads = 2\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n");
+  spec.beta = 6;
+  spec.context = 8192;
+  spec.groups = 4;
+  spec.prompts = 2;
+  const auto registry = builtin_engines();
+  const auto plan = prepare(spec, registry.find("analytic"), 2);
+  const auto& m = plan.run().model;
+  CHECK(AnalyticEngine::computed_as(m) == std::vector<int>{0, 0, 2, 2, 0, 0});
+  const auto output = run_engine(plan, Parallel{2});
+  REQUIRE(output.phase_success.size() == 6);
+  CHECK(output.phase_success[5] == output.phase_success[0]);
+}
