@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "phasesim/channel/phase_channel.hpp"
@@ -14,19 +15,29 @@ using namespace phasesim;
 using namespace phasesim::engines;
 using namespace phasesim::niah;
 
-TEST_CASE("analytic engine: query heads of a cache and equal heads are computed once") {
+namespace {
+
+// A small run of the architecture in `toml` at beta 6.
+NiahSpec small_spec(const std::string& toml) {
   NiahSpec spec;
-  // A cache read by three query heads, a second cache with the same gate and geometry, one
-  // with another gate, and a cache with the first's gate and another offset.
-  spec.architecture = test::architecture(
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 3\n"
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\n"
-      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:6:0.5\"\n"
-      "[[layer]]\nwindow = 8\nstride = 4\noffset = 1\ngate = \"random:5:0.5\"");
+  spec.architecture = test::architecture(toml);
   spec.beta = 6;
   spec.context = 8192;
   spec.groups = 4;
   spec.prompts = 2;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("analytic engine: query heads of a cache and equal heads are computed once") {
+  // A cache read by three query heads, a second cache with the same gate and geometry, one
+  // with another gate, and a cache with the first's gate and another offset.
+  const auto spec = small_spec(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 3\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:6:0.5\"\n"
+      "[[layer]]\nwindow = 8\nstride = 4\noffset = 1\ngate = \"random:5:0.5\"");
   const auto registry = builtin_engines();
   const auto plan = prepare(spec, registry.find("analytic"), 2);
   const auto& m = plan.run().model;
@@ -53,15 +64,10 @@ TEST_CASE("analytic engine: a later cache's query heads follow it to the head co
   // Layer 3 is alike layer 1, and its query heads read layer 3's first head: they must read
   // the head that is computed (layer 1's), not layer 3's, which is not (a stack of alike
   // layers crashed the engine: V4-Flash's CSA, HCA, CSA, ...).
-  NiahSpec spec;
-  spec.architecture = test::architecture(
+  const auto spec = small_spec(
       "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n"
       "[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\nquery_heads = 2\n"
       "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n");
-  spec.beta = 6;
-  spec.context = 8192;
-  spec.groups = 4;
-  spec.prompts = 2;
   const auto registry = builtin_engines();
   const auto plan = prepare(spec, registry.find("analytic"), 2);
   const auto& m = plan.run().model;
