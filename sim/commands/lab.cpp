@@ -157,6 +157,16 @@ OptionTable<Diagnose::Options> Diagnose::table(const Environment&) {
       "heads", [](auto& o) -> auto& { return o.spec.heads; },
       "KV heads H, when known (default 1); H > 1 fits one-hot heads");
   t.add(
+      "top-k", [](auto& o) -> auto& { return o.spec.top_k; },
+      "The read path's top-k, when the table was made with one: the fits' success is its two "
+      "stages (docs/DIAGNOSE.md)");
+  t.add(
+      "sliding-window", [](auto& o) -> auto& { return o.spec.sliding_window; },
+      "The read path's raw sliding window in tokens, when the table was made with one");
+  t.add(
+      "needle-tokens", [](auto& o) -> auto& { return o.spec.needle_tokens; },
+      "Tokens of the needle: 1 only (the analytic read path reads one token)");
+  t.add(
       "replicates", [](auto& o) -> auto& { return o.spec.period.replicates; },
       "Monte Carlo draws of each exact test's null distribution");
   t.add(

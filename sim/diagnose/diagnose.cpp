@@ -54,10 +54,15 @@ std::vector<double> class_chance(const std::vector<int>& m, int phases, std::int
 }
 
 FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::int64_t entries,
-                   int heads, bool spread) {
+                   const DiagnosedArchitecture& a, int heads, bool spread) {
   FitInput input;
   input.entries = entries;
   input.heads = heads;
+  input.top_k = a.top_k;
+  input.sliding_window = a.sliding_window;
+  // Needles spread over the context: about window / context of them sit in the window.
+  input.window_share = std::min(
+      1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
   for (const auto& p : profile.phases) {
     const int holding = m[static_cast<std::size_t>(p.phase)];
     input.phases.push_back(
@@ -86,16 +91,16 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
   }
   if (a.heads > 1) {
     d.fits.push_back({Assumption::one_hot_heads,
-                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a.heads, false)),
+                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a, a.heads, false)),
                       {}});
     return;
   }
   d.fits.push_back({Assumption::one_slot_per_phase,
-                    fit_one_head(fit_input(d.profile, m, d.entries, 1, false), parallel),
+                    fit_one_head(fit_input(d.profile, m, d.entries, a, 1, false), parallel),
                     {}});
   if (*std::max_element(m.begin(), m.end()) > 1) {
     d.fits.push_back({Assumption::spread_over_slots,
-                      fit_one_head(fit_input(d.profile, m, d.entries, 1, true), parallel),
+                      fit_one_head(fit_input(d.profile, m, d.entries, a, 1, true), parallel),
                       {}});
   }
 }
@@ -173,6 +178,15 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
     list.push_back("window at most the stride: one entry holds each needle (give --window)");
   }
   if (a.heads_source == Source::assumed) list.push_back("one head assumed (give --heads)");
+  if (a.top_k || a.sliding_window > 0) {
+    list.push_back(
+        "read path: stage 1 keeps the top " +
+        (a.top_k ? std::to_string(*a.top_k) : std::string("every entry")) +
+        " by a selection score of the attention's gate and beta (rho = 0), stage 2 reads them " +
+        "against " + std::to_string(a.sliding_window) +
+        " raw window tokens, a share window / context of the needles read raw in the window; " +
+        "chance stays m/N");
+  }
   list.push_back("blind: the phase's 95% interval reaches chance, 1 - (1 - m/N)^H with N = " +
                  std::to_string(d.entries) + " entries");
   for (const auto& f : d.fits) {
@@ -293,6 +307,21 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   require(a.heads >= 1 && a.heads <= kMaxHeads, "invalid --heads " + std::to_string(a.heads) +
                                                     " (must be from 1 to " +
                                                     std::to_string(kMaxHeads) + ")");
+  if (spec.top_k) {
+    require(*spec.top_k >= 1,
+            "invalid --top-k " + std::to_string(*spec.top_k) + " (must be at least 1)");
+  }
+  if (spec.sliding_window) {
+    require(*spec.sliding_window >= 0, "invalid --sliding-window " +
+                                           std::to_string(*spec.sliding_window) +
+                                           " (must be at least 0)");
+  }
+  require(spec.needle_tokens.value_or(1) == 1,
+          "invalid --needle-tokens " + std::to_string(spec.needle_tokens.value_or(1)) +
+              " (diagnose fits the analytic read path, which reads a needle of one token; a "
+              "table of longer needles needs niah --engine fast)");
+  a.top_k = spec.top_k;
+  a.sliding_window = spec.sliding_window.value_or(0);
   const int stride = a.stride.value_or(table.size());
   require(a.context >= 2 * static_cast<std::int64_t>(stride),
           "invalid --context " + std::to_string(a.context) + " (must be at least " +

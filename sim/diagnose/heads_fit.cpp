@@ -9,6 +9,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/diagnose/fit.hpp"
+#include "curve.hpp"
 #include "profile.hpp"
 
 namespace phasesim::diagnose {
@@ -32,7 +33,7 @@ class HeadsSlice {
     for (const auto& phase : input.phases) {
       const int m = phase.slots.holding;
       if (m > 0 && !covered.count(m)) {
-        covered[m] = channel::phase_success_at({m, 1}, 1.0, beta, input.entries);
+        covered[m] = detail::phase_success({m, 1}, 1.0, beta, input);
       }
       log_miss_covered_.push_back(m > 0 ? portable::log1p(-std::min(covered[m], 1 - 1e-16)) : 0.0);
       log_miss_other_.push_back(

@@ -16,6 +16,7 @@
 
 #include "phasesim/core/error.hpp"
 #include "phasesim/diagnose/fit.hpp"
+#include "curve.hpp"
 #include "profile.hpp"
 
 namespace phasesim::diagnose {
@@ -37,7 +38,7 @@ double lambda_at(double z) { return std::sinh(z); }
 // One phase at one beta: its log-likelihood as a function of its share v of the unit norm.
 class PhaseTerm {
  public:
-  PhaseTerm(const PhaseData& data, std::shared_ptr<const channel::SuccessCurve> curve)
+  PhaseTerm(const PhaseData& data, std::shared_ptr<const detail::PhaseCurve> curve)
       : data_(data), curve_(std::move(curve)) {
     for (int j = 0; j <= kScan; ++j) scan_[static_cast<std::size_t>(j)] = (*this)(share(j));
   }
@@ -84,7 +85,7 @@ class PhaseTerm {
   static double share(int j) { return static_cast<double>(j) / kScan; }
 
   PhaseData data_;
-  std::shared_ptr<const channel::SuccessCurve> curve_;
+  std::shared_ptr<const detail::PhaseCurve> curve_;
   std::array<double, kScan + 1> scan_{};
 };
 
@@ -229,12 +230,12 @@ class Slice {
 
  private:
   static std::vector<PhaseTerm> make_terms(const FitInput& input, double beta) {
-    std::map<std::pair<int, int>, std::shared_ptr<const channel::SuccessCurve>> curves;
+    std::map<std::pair<int, int>, std::shared_ptr<const detail::PhaseCurve>> curves;
     std::vector<PhaseTerm> terms;
     for (const auto& phase : input.phases) {
       auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
       if (!curve)
-        curve = std::make_shared<const channel::SuccessCurve>(phase.slots, beta, input.entries);
+        curve = std::make_shared<const detail::PhaseCurve>(phase.slots, beta, input);
       terms.emplace_back(phase, curve);
     }
     return terms;

@@ -394,3 +394,40 @@ TEST_CASE("diagnose fit with millions of trials a phase: the same limit, the tab
     CHECK(norm == doctest::Approx(1).epsilon(1e-6));
   }
 }
+
+TEST_CASE("diagnose fit under the read path: an analytic niah table with top-k and a window") {
+  // niah --engine analytic -W 4 -S 4 --gates weights:1,2,3,4 --beta 6 -L 8192 --top-k 16
+  // --sliding-window 64 as counts of 1e5 trials a group: diagnose given the same read path
+  // finds beta 6 and u = w / |w|; without it, the argmax's curve reads another beta.
+  auto spec = four_phases("weights:1,2,3,4", 6);
+  spec.context = 8192;
+  spec.groups = 4;
+  spec.read.top_k = 16;
+  spec.read.sliding_window = 64;
+  const auto exact = test::run_spec(spec, "analytic");
+  CountTable table;
+  for (const auto& g : exact.groups) {
+    table.groups.push_back({g.group, std::llround(g.accuracy * 100000), 100000});
+  }
+  auto known = known_architecture(spec, 1);
+  const auto plain = diagnose::diagnose(table, known, Parallel{1});
+  known.top_k = 16;
+  known.sliding_window = 64;
+  const auto read = diagnose::diagnose(table, known, Parallel{1});
+  REQUIRE(read.fits.size() == 1);
+  REQUIRE(plain.fits.size() == 1);
+  const auto& fit = read.fits[0].fit;
+  CHECK(fit.beta == doctest::Approx(6).epsilon(0.005));
+  REQUIRE(fit.beta_high);
+  CHECK(covers(fit.beta_low, *fit.beta_high, 6));
+  for (std::size_t p = 0; p < 4; ++p) {
+    CAPTURE(p);
+    CHECK(*fit.phases[p].weight ==
+          doctest::Approx(static_cast<double>(p + 1) / std::sqrt(30.0)).epsilon(0.02));
+  }
+  CHECK(plain.fits[0].fit.beta > 6.5);  // the argmax's curve: 7.07
+
+  known.needle_tokens = 2;
+  CHECK_THROWS_WITH_AS(diagnose::diagnose(table, known, Parallel{1}),
+                       doctest::Contains("--needle-tokens 2"), InputError);
+}

@@ -112,3 +112,20 @@ TEST_CASE("analytic engine: a read path's estimate grows with the places of a ne
   CHECK(seconds(8, 4, 32768, 1 << 20) > 0.05);
   CHECK(seconds(8, 4, 2048, 1 << 20) == doctest::Approx(v4));
 }
+
+TEST_CASE("analytic engine: a later cache's query heads follow it to the head computed") {
+  // Layer 3 is alike layer 1, and its query heads read layer 3's first head: they must read
+  // the head that is computed (layer 1's), not layer 3's, which is not (a stack of alike
+  // layers crashed the engine: V4-Flash's CSA, HCA, CSA, ...).
+  const auto spec = small(
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n"
+      "[[layer]]\nwindow = 4\nstride = 4\ngate = \"uniform\"\nquery_heads = 2\n"
+      "[[layer]]\nwindow = 8\nstride = 4\ngate = \"random:5:0.5\"\nquery_heads = 2\n");
+  const auto registry = builtin_engines();
+  const auto plan = prepare(spec, registry.find("analytic"), 2);
+  const auto& m = plan.run().model;
+  CHECK(AnalyticEngine::computed_as(m) == std::vector<int>{0, 0, 2, 2, 0, 0});
+  const auto output = run_engine(plan, Parallel{2});
+  REQUIRE(output.phase_success.size() == 6);
+  CHECK(output.phase_success[5] == output.phase_success[0]);
+}

@@ -26,6 +26,10 @@ struct DiagnoseSpec {
   std::optional<int> stride;
   std::optional<std::int64_t> context;
   std::optional<int> heads;
+  // The read path (issue 37's niah options): the fits' success under its two stages.
+  std::optional<std::int64_t> top_k;
+  std::optional<std::int64_t> sliding_window;
+  std::optional<int> needle_tokens;  ///< 1 only: the analytic read path reads one token
   stats::PeriodOptions period;
 };
 
@@ -53,6 +57,8 @@ struct DiagnosedArchitecture {
   Source context_source = Source::unknown;
   int heads = 1;
   Source heads_source = Source::unknown;
+  std::optional<std::int64_t> top_k;  ///< the read path, as given (FitInput's)
+  std::int64_t sliding_window = 0;
 };
 
 /// Options first, then the table's JSON, then the assumptions. Throws InputError naming the

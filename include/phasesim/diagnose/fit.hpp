@@ -30,6 +30,15 @@ struct FitInput {
   std::vector<PhaseData> phases;  ///< phase phi at index phi
   std::int64_t entries = 32768;   ///< N: entries before the query
   int heads = 1;                  ///< H (fit_one_hot_heads)
+  /// The read path (MODEL.md section 10, issue 37) when given: stage 1 keeps the top_k of
+  /// the entries by a selection score of the attention's gate and beta (rho = 0), stage 2
+  /// reads them against sliding_window raw haystack tokens; a needle inside the window (a
+  /// share window_share of the needles) is also read raw at u = 1. Neither set: section 4's
+  /// argmax over every entry, the channel's SuccessCurve.
+  std::optional<std::int64_t> top_k;
+  std::int64_t sliding_window = 0;
+  double window_share = 0;
+  bool read_path() const { return top_k.has_value() || sliding_window > 0; }
 };
 
 /// The largest beta a fit explores; beyond it the success of a covered phase is 1 to

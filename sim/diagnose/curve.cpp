@@ -1,0 +1,69 @@
+// The fits' success curves (curve.hpp): section 4's argmax, or the read path's two stages.
+#include "curve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "phasesim/channel/read_path.hpp"
+
+namespace phasesim::diagnose::detail {
+namespace {
+
+// As the channel's SuccessCurve: the success turns from chance to 1 over about 1/beta in u.
+int node_count(double beta) { return 33 + 6 * static_cast<int>(std::ceil(beta)); }
+
+}  // namespace
+
+double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
+                            const FitInput& input) {
+  if (slots.holding == 0) return 0;
+  const double sd = std::sqrt(std::max(0.0, 1 - u * u));
+  std::vector<channel::TwoStagePlace> places;
+  for (int x = 0; x < slots.holding; ++x) {
+    const channel::NeedleEntry law =
+        x < slots.weighted ? channel::NeedleEntry{beta * u, sd} : channel::NeedleEntry{0.0, 1.0};
+    places.push_back({law, law, false});
+  }
+  channel::TwoStageRest rest;
+  rest.entries = input.entries - slots.holding;
+  rest.top_k = input.top_k.value_or(input.entries);
+  // Far from the query, and (with a window) its token read raw at u = 1 too, as niah's
+  // analytic engine reads them; the table's groups mix the two.
+  std::vector<channel::StageTwoVariant> variants{{{}, input.sliding_window}};
+  if (input.sliding_window > 0) variants.push_back({{{beta, 0.0}}, input.sliding_window - 1});
+  const auto values = channel::two_stage_variants(places, rest, variants);
+  return (1 - input.window_share) * values.front().retrieved +
+         input.window_share * values.back().retrieved;
+}
+
+double phase_success(const channel::PhaseSlots& slots, double u, double beta,
+                     const FitInput& input) {
+  return input.read_path() ? read_path_success_at(slots, u, beta, input)
+                           : channel::phase_success_at(slots, u, beta, input.entries);
+}
+
+PhaseCurve::PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input)
+    : max_u_(1 / std::sqrt(static_cast<double>(std::max(1, slots.weighted)))) {
+  if (!input.read_path()) {
+    plain_.emplace(slots, beta, input.entries);
+    return;
+  }
+  const int nodes = node_count(beta);
+  const double top = std::asin(max_u_);
+  std::vector<double> values;
+  for (int j = 0; j < nodes; ++j) {
+    values.push_back(read_path_success_at(slots, std::sin(top * j / (nodes - 1)), beta, input));
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  read_.emplace(values.begin(), values.end(), 0.0, top / (nodes - 1), nan,
+                slots.weighted == 1 ? 0.0 : nan);
+}
+
+double PhaseCurve::operator()(double u) const {
+  if (plain_) return (*plain_)(u);
+  return std::clamp((*read_)(std::asin(std::clamp(u, 0.0, max_u_))), 0.0, 1.0);
+}
+
+}  // namespace phasesim::diagnose::detail

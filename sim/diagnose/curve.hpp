@@ -1,0 +1,38 @@
+#pragma once
+// A phase's success as a function of its weight u at one beta, for the fits: the channel's
+// SuccessCurve (section 4's argmax) or, under the read path's options, the two stages of
+// phasesim/channel/read_path.hpp tabulated the same way (a cubic B-spline in asin(u)).
+#include <boost/math/interpolators/cardinal_cubic_b_spline.hpp>
+#include <optional>
+
+#include "phasesim/channel/success_curve.hpp"
+#include "phasesim/diagnose/fit.hpp"
+
+namespace phasesim::diagnose::detail {
+
+/// The two stages' success of a needle of the phase: the weighted entries' attention
+/// logits and selection scores beta u + sqrt(1 - u^2) Z (independent), the other holding
+/// entries' N(0, 1), against input.entries - holding others and input.sliding_window raw
+/// haystack tokens; a share input.window_share of the needles also read raw at u = 1 in the
+/// window. Requires input.read_path().
+double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
+                            const FitInput& input);
+
+/// The success at one beta of a needle of a phase sitting in the cache as `slots`.
+class PhaseCurve {
+ public:
+  PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input);
+  double operator()(double u) const;
+  double max_u() const { return max_u_; }
+
+ private:
+  double max_u_;
+  std::optional<channel::SuccessCurve> plain_;
+  std::optional<boost::math::interpolators::cardinal_cubic_b_spline<double>> read_;
+};
+
+/// The success at u of a needle of a phase under the fit's channel (one value, no table).
+double phase_success(const channel::PhaseSlots& slots, double u, double beta,
+                     const FitInput& input);
+
+}  // namespace phasesim::diagnose::detail
