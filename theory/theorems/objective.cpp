@@ -192,13 +192,18 @@ std::vector<double> Objective::weights() const {
 
 std::vector<double> normalized_phase_weights(std::span<const double> raw, int stride,
                                              const std::string& option) {
-  require(static_cast<int>(raw.size()) == stride,
-          "invalid " + option + " (has " + counted(raw.size(), "value") + ", one per phase needs " +
-              std::to_string(stride) + ")");
+  // The messages are built only on failure: Objective::weights() runs this at every evaluation
+  // of J, where formatting S numbers was a fifth of the page's dynamics at W = S = 128.
+  if (static_cast<int>(raw.size()) != stride) {
+    throw InputError("invalid " + option + " (has " + counted(raw.size(), "value") +
+                     ", one per phase needs " + std::to_string(stride) + ")");
+  }
   double total = 0;
   for (double x : raw) {
-    require(std::isfinite(x) && x >= 0,
-            "invalid " + option + " " + format_number(x) + " (each must be finite and >= 0)");
+    if (!(std::isfinite(x) && x >= 0)) {
+      throw InputError("invalid " + option + " " + format_number(x) +
+                       " (each must be finite and >= 0)");
+    }
     total += x;
   }
   require(total > 0, "invalid " + option + " (must not all be zero)");
