@@ -82,6 +82,36 @@ TEST_CASE("success table: the same values whatever order its patches were built 
   CHECK(forward.patches() == backward.patches());
 }
 
+TEST_CASE("success table: lookup writes what operator() returns, nothing where it cannot") {
+  for (int m : {1, 2}) {
+    const SuccessTable table(EntryLaw::normalized, 6, 32768, m);
+    for (const auto& x : domain_points(EntryLaw::normalized, m)) {
+      const auto value = *table(x);
+      double probability = -1;
+      std::vector<double> slope(x.size(), -1.0);
+      REQUIRE(table.lookup(x, probability, slope));
+      CHECK(probability == value.probability);
+      CHECK(slope == value.d_u);
+    }
+  }
+  const SuccessTable table(EntryLaw::normalized, 6, 32768, 2);
+  double probability = -1;
+  std::vector<double> slope{-1.0, -1.0};
+  CHECK_FALSE(table.lookup(std::vector<double>{0.9, 0.8}, probability, slope));
+  CHECK(probability == -1);
+  CHECK(slope == std::vector<double>{-1.0, -1.0});
+  // The phases' two forms agree, the quadrature's (three coordinates) included.
+  SuccessTables tables;
+  const auto phases = tables.phases(EntryLaw::normalized, 6, 32768);
+  for (const auto& x : {std::vector<double>{0.6}, std::vector<double>{0.6, 0.7},
+                        std::vector<double>{0.2, 0.3, 0.4}}) {
+    const auto value = phases(x);
+    std::vector<double> into(x.size(), -1.0);
+    CHECK(phases(x, into) == value.probability);
+    CHECK(into == value.d_u);
+  }
+}
+
 TEST_CASE("success tables: outside the table's domain, the quadrature") {
   SuccessTables tables;
   // Two coordinates of different gates (content noise) may leave u_1^2 + u_2^2 <= 1, three

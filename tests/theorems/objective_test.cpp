@@ -138,3 +138,22 @@ TEST_CASE("objective and phase-weight validation messages") {
   CHECK(normalized_phase_weights(std::vector<double>{1, 3, 0, 0}, 4) ==
         std::vector<double>{0.25, 0.75, 0, 0});
 }
+
+TEST_CASE("a memo keeps the quadrature's phases across evaluations: same J, fewer quadratures") {
+  // best_onehot's W one-hot gates at W = 12, S = 4 (three slots a phase, the quadrature's):
+  // with one memo they ask for 4 distinct phases ((1,0,0), (0,1,0), (0,0,1) and (0,0,0)), and
+  // every J and gradient is bit for bit the one computed without it.
+  auto o = v4_objective(5.0);
+  o.geometry = {12, 4};
+  SuccessMemo memo;
+  for (int s = 0; s < 12; ++s) {
+    std::vector<double> g(12, 0.0);
+    g[static_cast<std::size_t>(s)] = 1;
+    const auto kept = evaluate_weights(o, g, &memo);
+    const auto fresh = evaluate_weights(o, g);
+    CHECK(kept.value == fresh.value);
+    CHECK(kept.per_phase == fresh.per_phase);
+    CHECK(kept.gradient == fresh.gradient);
+  }
+  CHECK(memo.computed.size() == 4);
+}

@@ -278,8 +278,9 @@ ChannelGradient top_k_success_gradient(std::span<const NeedleEntry> needle,
 
 void validate_channel_inputs(double beta, std::span<const double> u, std::int64_t entries) {
   require_non_negative(beta, "--beta");
-  for (double x : u) {
-    require(x >= 0 && x <= 1, "invalid --u " + format_number(x) + " (each must be in [0, 1])");
+  for (double x : u) {  // the line is formatted only on failure: this runs per quadrature
+    if (!(x >= 0 && x <= 1))
+      throw InputError("invalid --u " + format_number(x) + " (each must be in [0, 1])");
   }
   const auto m = static_cast<std::int64_t>(u.size());
   require(entries >= m, "invalid --entries " + std::to_string(entries) +

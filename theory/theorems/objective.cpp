@@ -15,99 +15,137 @@ namespace {
 
 // P and dP/dx of one phase's coordinates under a law: from the objective's success tables when
 // it has them, else from the quadrature, each distinct x once per evaluation (a one-hot gate
-// asks for two: its own phase's and that of every other phase). The tables hold the argmax
-// channel; under selection (top_k > 1, the top-k channel) every phase is integrated.
+// asks for two: its own phase's and that of every other phase), or once per memo. The tables
+// hold the argmax channel; under selection (top_k > 1, the top-k channel) every phase is
+// integrated.
 class PhaseSuccess {
  public:
-  PhaseSuccess(const Objective& objective, channel::EntryLaw law)
-      : objective_(objective), law_(law) {
+  PhaseSuccess(const Objective& objective, channel::EntryLaw law, SuccessMemo* memo)
+      : objective_(objective), law_(law), computed_(memo ? memo->computed : own_.computed) {
     if (objective.tables && objective.top_k == 1)
       tabled_.emplace(objective.tables->phases(law, objective.beta, objective.entries));
   }
 
-  channel::SuccessGradient operator()(std::span<const double> x) {
-    const auto& o = objective_;
-    if (tabled_) return (*tabled_)(x);
+  // P at x, and dP/dx_s into slope (x.size() of them); a table lookup allocates nothing.
+  double operator()(std::span<const double> x, std::span<double> slope) {
+    if (tabled_) return (*tabled_)(x, slope);
+    const auto& value = quadrature(x);
+    std::copy(value.d_u.begin(), value.d_u.end(), slope.begin());
+    return value.probability;
+  }
+
+ private:
+  const channel::SuccessGradient& quadrature(std::span<const double> x) {
     for (const auto& [at, value] : computed_) {
       if (std::equal(at.begin(), at.end(), x.begin(), x.end())) return value;
     }
+    const auto& o = objective_;
     computed_.emplace_back(std::vector<double>(x.begin(), x.end()),
                            channel::law_success_gradient(law_, o.beta, o.entries, x, o.top_k));
     return computed_.back().second;
   }
 
- private:
   const Objective& objective_;
   channel::EntryLaw law_;
   std::optional<channel::SuccessTables::Phases> tabled_;
-  std::vector<std::pair<std::vector<double>, channel::SuccessGradient>> computed_;
+  SuccessMemo own_;
+  std::vector<std::pair<std::vector<double>, channel::SuccessGradient>>& computed_;
 };
 
-// The slots of every phase in increasing order (Geometry::slots_of_phase of each), in one pass.
-std::vector<std::vector<int>> slots_by_phase(const Geometry& geometry) {
-  std::vector<std::vector<int>> slots(static_cast<std::size_t>(geometry.stride));
-  for (int s = 0; s < geometry.window; ++s) {
-    slots[static_cast<std::size_t>(geometry.phase_of_slot(s))].push_back(s);
+// The slots of every phase in increasing order (Geometry::slots_of_phase of each), in one pass
+// and flat (phase phi's are slots[start[phi]] up to slots[start[phi + 1]]): an evaluation at
+// W = S = 128 is about a microsecond a phase in the page, where an allocation a phase counted.
+struct PhaseSlots {
+  std::vector<int> slots;
+  std::vector<std::size_t> start;
+  std::size_t most = 0;  ///< the largest multiplicity
+
+  std::span<const int> of(std::size_t phi) const {
+    return std::span(slots).subspan(start[phi], start[phi + 1] - start[phi]);
   }
-  return slots;
+};
+
+PhaseSlots slots_by_phase(const Geometry& geometry) {
+  const auto stride = static_cast<std::size_t>(geometry.stride);
+  PhaseSlots result{std::vector<int>(static_cast<std::size_t>(geometry.window)),
+                    std::vector<std::size_t>(stride + 1, 0)};
+  for (int s = 0; s < geometry.window; ++s)
+    ++result.start[static_cast<std::size_t>(geometry.phase_of_slot(s)) + 1];
+  for (std::size_t phi = 0; phi < stride; ++phi) {
+    result.most = std::max(result.most, result.start[phi + 1]);
+    result.start[phi + 1] += result.start[phi];
+  }
+  auto next = result.start;
+  for (int s = 0; s < geometry.window; ++s)
+    result.slots[next[static_cast<std::size_t>(geometry.phase_of_slot(s))]++] = s;
+  return result;
 }
 
 PhaseGradients empty_phases(const Geometry& geometry) {
   PhaseGradients result;
   for (int s = 0; s < geometry.window; ++s) result.phase.push_back(geometry.phase_of_slot(s));
   result.slope.assign(static_cast<std::size_t>(geometry.window), 0.0);
+  result.success.reserve(static_cast<std::size_t>(geometry.stride));
   return result;
+}
+
+// Every phase's P and slopes from its slots' coordinates coordinate(s), into `result`.
+template <typename Coordinate>
+void each_phase(const Geometry& geometry, PhaseSuccess& success, Coordinate coordinate,
+                PhaseGradients& result) {
+  const auto by_phase = slots_by_phase(geometry);
+  std::vector<double> x(by_phase.most), slope(by_phase.most);
+  for (std::size_t phi = 0; phi + 1 < by_phase.start.size(); ++phi) {
+    const auto slots = by_phase.of(phi);
+    for (std::size_t i = 0; i < slots.size(); ++i) x[i] = coordinate(slots[i]);
+    result.success.push_back(success({x.data(), slots.size()}, {slope.data(), slots.size()}));
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      result.slope[static_cast<std::size_t>(slots[i])] = slope[i];
+  }
 }
 
 // P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||); the chain rule to g is
 // PhaseGradients' (du_s/dg_t = (delta_st - u_s u_t)/||g||).
-PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g) {
+PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g,
+                                 SuccessMemo* memo) {
   const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
-  PhaseSuccess success(objective, channel::EntryLaw::normalized);
+  PhaseSuccess success(objective, channel::EntryLaw::normalized, memo);
   auto result = empty_phases(objective.geometry);
   result.gate.assign(g.begin(), g.end());
-  for (const auto& slots : slots_by_phase(objective.geometry)) {
-    std::vector<double> phase_u;
-    for (int s : slots) phase_u.push_back(std::min(u[static_cast<std::size_t>(s)], 1.0));
-    const auto p = success(phase_u);
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      result.slope[static_cast<std::size_t>(slots[i])] = p.d_u[i];
-    result.success.push_back(p.probability);
-  }
+  each_phase(
+      objective.geometry, success,
+      [&](int s) { return std::min(u[static_cast<std::size_t>(s)], 1.0); }, result);
   return result;
 }
 
 // P(phi) = A_lin(c_phi), c_phi the largest weight of phi; the gradient flows to that
 // slot only (a subgradient at ties).
-PhaseGradients linear_phases(const Objective& objective, std::span<const double> g) {
-  PhaseSuccess success(objective, channel::EntryLaw::linear);
+PhaseGradients linear_phases(const Objective& objective, std::span<const double> g,
+                             SuccessMemo* memo) {
+  PhaseSuccess success(objective, channel::EntryLaw::linear, memo);
   auto result = empty_phases(objective.geometry);
-  for (const auto& slots : slots_by_phase(objective.geometry)) {
+  const auto by_phase = slots_by_phase(objective.geometry);
+  for (std::size_t phi = 0; phi + 1 < by_phase.start.size(); ++phi) {
+    const auto slots = by_phase.of(phi);
     result.success.push_back(0.0);
     if (slots.empty()) continue;
     auto best = static_cast<std::size_t>(slots.front());
     for (int s : slots) {
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
     }
-    const auto p = success(std::span(&g[best], 1));
-    result.success.back() = p.probability;
-    result.slope[best] = p.d_u[0];
+    result.success.back() = success(std::span(&g[best], 1), std::span(&result.slope[best], 1));
   }
   return result;
 }
 
 // Channel shares: slot s's entry has mean beta x_s and sd sqrt(1 - x_s) (n = 1, u = v = x).
-PhaseGradients channel_phases(const Objective& objective, std::span<const double> x) {
-  PhaseSuccess success(objective, channel::EntryLaw::shares);
+PhaseGradients channel_phases(const Objective& objective, std::span<const double> x,
+                              SuccessMemo* memo) {
+  PhaseSuccess success(objective, channel::EntryLaw::shares, memo);
   auto result = empty_phases(objective.geometry);
-  for (const auto& slots : slots_by_phase(objective.geometry)) {
-    std::vector<double> shares;
-    for (int s : slots) shares.push_back(std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0));
-    const auto p = success(shares);
-    result.success.push_back(slots.empty() ? 0.0 : p.probability);
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      result.slope[static_cast<std::size_t>(slots[i])] = p.d_u[i];
-  }
+  each_phase(
+      objective.geometry, success,
+      [&](int s) { return std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0); }, result);
   return result;
 }
 
@@ -157,13 +195,18 @@ std::vector<double> Objective::weights() const {
 
 std::vector<double> normalized_phase_weights(std::span<const double> raw, int stride,
                                              const std::string& option) {
-  require(static_cast<int>(raw.size()) == stride,
-          "invalid " + option + " (has " + counted(raw.size(), "value") + ", one per phase needs " +
-              std::to_string(stride) + ")");
+  // The messages are built only on failure: Objective::weights() runs this at every evaluation
+  // of J, where formatting S numbers was a fifth of the page's dynamics at W = S = 128.
+  if (static_cast<int>(raw.size()) != stride) {
+    throw InputError("invalid " + option + " (has " + counted(raw.size(), "value") +
+                     ", one per phase needs " + std::to_string(stride) + ")");
+  }
   double total = 0;
   for (double x : raw) {
-    require(std::isfinite(x) && x >= 0,
-            "invalid " + option + " " + format_number(x) + " (each must be finite and >= 0)");
+    if (!(std::isfinite(x) && x >= 0)) {
+      throw InputError("invalid " + option + " " + format_number(x) +
+                       " (each must be finite and >= 0)");
+    }
     total += x;
   }
   require(total > 0, "invalid " + option + " (must not all be zero)");
@@ -172,12 +215,13 @@ std::vector<double> normalized_phase_weights(std::span<const double> raw, int st
   return w;
 }
 
-ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights) {
+ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights,
+                                SuccessMemo* memo) {
   require(static_cast<int>(weights.size()) == objective.geometry.window,
           "gate has " + counted(weights.size(), "weight") + ", the window needs " +
               std::to_string(objective.geometry.window));
   const auto w = objective.weights();
-  const auto phases = phase_gradients(objective, weights);
+  const auto phases = phase_gradients(objective, weights, memo);
   ObjectiveValue result{0.0, phases.success, phases.weighted_gradient(w)};
   for (std::size_t phi = 0; phi < w.size(); ++phi) result.value += w[phi] * phases.success[phi];
   return result;
@@ -205,16 +249,17 @@ double PhaseGradients::derivative(int phi, int t) const {
   return (own - gate[at] / norm * radial) / norm;
 }
 
-PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights) {
+PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights,
+                               SuccessMemo* memo) {
   switch (objective.model) {
     case RetentionModel::linear:
-      return linear_phases(objective, weights);
+      return linear_phases(objective, weights, memo);
     case RetentionModel::channels:
-      return channel_phases(objective, weights);
+      return channel_phases(objective, weights, memo);
     case RetentionModel::normalized:
       break;
   }
-  return normalized_phases(objective, weights);
+  return normalized_phases(objective, weights, memo);
 }
 
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {

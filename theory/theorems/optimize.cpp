@@ -160,10 +160,11 @@ void OptimizeSettings::validate() const {
 
 std::pair<int, double> best_onehot(const Objective& objective, int preferred) {
   const auto window = static_cast<std::size_t>(objective.geometry.window);
+  SuccessMemo memo;  // the one-hot gates share their phases' quadratures
   const auto value_at = [&](std::size_t s) {
     std::vector<double> g(window, 0.0);
     g[s] = 1;
-    return evaluate_weights(objective, g).value;
+    return evaluate_weights(objective, g, &memo).value;
   };
   std::pair<int, double> best{preferred, value_at(static_cast<std::size_t>(preferred))};
   for (std::size_t s = 0; s < window; ++s) {

@@ -51,6 +51,9 @@ class SuccessTable {
   bool covers(std::span<const double> x) const;
   /// P and dP/dx_s at x (the interpolant's own derivatives); nullopt where not served.
   std::optional<SuccessGradient> operator()(std::span<const double> x) const;
+  /// The same without allocating (the searches' inner loop): P into `probability`, dP/dx_s
+  /// into `slope` (x.size() of them); false, writing nothing, where not served.
+  bool lookup(std::span<const double> x, double& probability, std::span<double> slope) const;
   /// Patches built so far and their nodes evaluated (what the table cost).
   std::int64_t patches() const;
   std::int64_t nodes() const;
@@ -59,8 +62,8 @@ class SuccessTable {
   struct Patch;
   struct Region;
   void build(Patch& patch, const Region& region) const;
-  SuccessGradient interpolate(const Patch& patch, const Region& region,
-                              std::span<const double> x) const;
+  void interpolate(const Patch& patch, const Region& region, std::span<const double> x,
+                   double& probability, std::span<double> slope) const;
 
   EntryLaw law_;
   double beta_;
@@ -87,6 +90,8 @@ class SuccessTables {
     Phases(SuccessTables& tables, EntryLaw law, double beta, std::int64_t entries);
     /// P and dP/dx_s: from the table where it serves x, from law_success_gradient elsewhere.
     SuccessGradient operator()(std::span<const double> x) const;
+    /// The same into `slope` (x.size() of them), returning P; allocates only for the quadrature.
+    double operator()(std::span<const double> x, std::span<double> slope) const;
 
    private:
     EntryLaw law_;

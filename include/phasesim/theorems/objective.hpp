@@ -70,9 +70,18 @@ struct ObjectiveValue {
   std::vector<double> gradient;   ///< dJ/dg_s (gate weights) or dJ/db_s (logits)
 };
 
+/// Phase successes computed by the quadrature, kept across evaluations of one objective: the W
+/// one-hot gates of best_onehot share one phase value per distinct coordinate vector (2 at
+/// W = S, m + 1 for phases of m slots) instead of 2 quadratures each. Unused with tables.
+struct SuccessMemo {
+  std::vector<std::pair<std::vector<double>, channel::SuccessGradient>> computed;
+};
+
 /// J at gate weights g (non-negative, summing to 1) and dJ/dg_s, treating the W weights
 /// as free coordinates (the simplex constraint is the caller's: project or use logits).
-ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights);
+/// A memo, when given, keeps the quadrature's phase values for the next call on `objective`.
+ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights,
+                                SuccessMemo* memo = nullptr);
 
 /// P(phi) for every phase and their derivatives with respect to the gate weights: the building
 /// block of J (and of the multi-head loss of T3, which weighs the phases by the output loss).
@@ -89,7 +98,8 @@ struct PhaseGradients {
   /// dP(phi)/dg_t, O(W).
   double derivative(int phi, int t) const;
 };
-PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights);
+PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights,
+                               SuccessMemo* memo = nullptr);
 
 /// J at g = softmax(b) and dJ/db_t = g_t (dJ/dg_t - sum_s g_s dJ/dg_s).
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits);
