@@ -172,6 +172,8 @@ std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
   for (int h = 0; h < m.heads(); ++h) {
     int same = m.alike_head(h);  // a query head reads its cache's first head's P
     if (!same_read(m, same, h)) same = h;
+    // ... which may itself be computed as an earlier alike cache (V4's alternating layers).
+    if (same < h) same = source[static_cast<std::size_t>(same)];
     for (int e = 0; e < h && same == h; ++e) {
       const auto& a = m.geometry(e);
       const auto& b = m.geometry(h);
