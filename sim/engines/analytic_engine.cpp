@@ -9,8 +9,7 @@
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/model/needle_laws.hpp"
 
-namespace phasesim {
-namespace engines::analytic {
+namespace phasesim::engines::analytic {
 
 // What the engine gives of one head (niah::EngineOutput's four rows for it); a result of
 // parallel_map, so it crosses MPI ranks (core/bytes.hpp).
@@ -18,14 +17,13 @@ struct HeadSuccess {
   std::vector<double> far, far_selected, window, window_selected;
 };
 
-}  // namespace engines::analytic
+}  // namespace phasesim::engines::analytic
 
+// Specialized by its qualified name, so that this layer opens no namespace but its own.
 template <>
-struct Fields<engines::analytic::HeadSuccess> {
+struct phasesim::Fields<phasesim::engines::analytic::HeadSuccess> {
   static auto of(auto& h) { return std::tie(h.far, h.far_selected, h.window, h.window_selected); }
 };
-
-}  // namespace phasesim
 
 namespace phasesim::engines {
 namespace {
