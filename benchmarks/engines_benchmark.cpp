@@ -93,6 +93,60 @@ void BM_AnalyticReadPath(benchmark::State& s) {
       benchmark::Counter(static_cast<double>(s.iterations()) * phases, benchmark::Counter::kIsRate);
 }
 
+// Whole models (docs/MODEL.md section 11) at L = 131072, 8 groups, one thread: the stacks of
+// presets/, and one layer alone for the Monte Carlo cost a layer adds. range(0) indexes
+// kStacks. The analytic engine computes alike layers once (v4-flash: its 21 CSA layers one
+// computation, its 20 HCA layers another), so `niah --arch v4-flash --engine analytic` must
+// stay under 1 s. The fast engine scans a shared cache once for every layer that reads it
+// (v41-flash: 4 caches for 38 layers), but layers with their own caches are independent
+// draws: v4-flash costs its 41 caches.
+const std::vector<std::pair<std::string, std::string>> kStacks = {
+    {"v4-flash", "v4-flash"},
+    {"v41-flash", "v41-flash"},
+    {"v4-pro", "v4-pro"},
+    {"one v4-flash CSA layer", R"([[layer]]
+window = 8
+stride = 4
+split_rho = 0
+query_heads = 64
+channels = [{ gate = "onehot:7", share = 0.033013 }, { gate = "uniform", share = 0.966987 }]
+index_gate = "uniform"
+top_k = 512
+sliding_window = 128
+sink = 0)"},
+    {"one v41-flash compressor layer", R"([[layer]]
+window = 2
+stride = 2
+query_heads = 64
+gate = "uniform"
+index_gate = "uniform"
+top_k = 512
+sliding_window = 128
+sink = 0)"},
+};
+NiahSpec stack_spec(std::int64_t index, int prompts) {
+  const auto& [name, source] = kStacks[static_cast<std::size_t>(index)];
+  NiahSpec spec;
+  spec.architecture = source.starts_with("[[layer]]") ? parse_architecture(source, name + ".toml")
+                                                      : load_architecture(source);
+  spec.beta = 8;
+  spec.context = 131072;
+  spec.groups = 8;
+  spec.prompts = prompts;
+  return spec;
+}
+void stack_case(benchmark::State& s, const std::string& engine, int prompts) {
+  const auto engines = builtin_engines();
+  const auto plan = prepare(stack_spec(s.range(0), prompts), engines.find(engine), 1);
+  s.SetLabel(kStacks[static_cast<std::size_t>(s.range(0))].first);
+  for (auto _ : s) benchmark::DoNotOptimize(run_engine(plan, Parallel{1}));
+  s.counters["trials/s"] =
+      benchmark::Counter(static_cast<double>(s.iterations() * plan.run().needles.trials()),
+                         benchmark::Counter::kIsRate);
+}
+void BM_AnalyticStack(benchmark::State& s) { stack_case(s, "analytic", 256); }
+void BM_FastStack(benchmark::State& s) { stack_case(s, "fast", 16); }
+
 // The protocol's head and a float scan workspace for it.
 struct Protocol {
   static constexpr int kDim = 64;
@@ -164,6 +218,8 @@ BENCHMARK(BM_FastStreamingRms)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_Full)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FastReadPath)->Arg(1)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AnalyticReadPath)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AnalyticStack)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FastStack)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EntryLogit)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_FullTrial)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RngFloor)->Unit(benchmark::kMillisecond);

@@ -523,10 +523,12 @@ async function main() {
     };
     const floor = Math.min(...logits);
     model.heads = [logits.map((l) => Number((l - floor).toFixed(4)))];
-    model.saveHeads();
     set("g-window", head.window);
     set("g-stride", head.stride);
     set("g-offset", head.offset);
+    // Saved at the new window: saved before it, a preset loaded after a narrower one (v41-flash,
+    // W = 2, then v4-csa) kept only the old window's logits.
+    model.saveHeads();
     if (beta) set("n-beta", beta);
   });
   lookLines();

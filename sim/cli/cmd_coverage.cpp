@@ -36,6 +36,34 @@ void print_stages(const Json& doc, std::ostream& out) {
   print_coverage_table(doc["index_phases"], out);
 }
 
+// "1-2, 4, 6-8": layer numbers in order, runs of consecutive ones as ranges.
+std::string layer_ranges(const Json& layers) {
+  std::string text;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    std::size_t j = i;
+    while (j + 1 < layers.size() && int(layers[j + 1]) == int(layers[j]) + 1) ++j;
+    text += (text.empty() ? "" : ", ") + std::to_string(int(layers[i]));
+    if (j > i) text += "-" + std::to_string(int(layers[j]));
+    i = j;
+  }
+  return text;
+}
+
+// A stack's layers by kind (architecture.hpp, layers_by_kind_json), one line a kind.
+void print_layer_kinds(const Json& arch, std::ostream& out) {
+  if (!arch.contains("layers_by_kind")) return;
+  out << "layers by kind:\n";
+  for (const auto& kind : arch["layers_by_kind"]) {
+    out << "  " << kind["kind"].get<std::string>() << ": " << int(kind["count"]) << " (layers "
+        << layer_ranges(kind["layers"]) << ")\n";
+  }
+  for (const auto& layer : arch.value("window_only_layers", Json::array())) {
+    out << "layer " << int(layer["layer"]) << ": window-only, the last "
+        << int(layer["sliding_window"])
+        << " tokens raw; no compressed cache, so the engines do not run it\n";
+  }
+}
+
 // Every cache's coverage, the architecture and its KV cost.
 void print_architecture(const niah::Architecture& arch, const Json& doc, std::ostream& out) {
   const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads());
@@ -43,6 +71,7 @@ void print_architecture(const niah::Architecture& arch, const Json& doc, std::os
       << "): " << counted(arch.layers, "layer") << ", "
       << heads_text(cost.heads, static_cast<int>(arch.heads.size())) << ", kv cost "
       << fixed(cost.entries_per_token, 4) << " entries per token\n";
+  print_layer_kinds(doc["architecture"], out);
   // A cache read by K query heads is one compressor: one table, not K alike.
   for (std::size_t h = 0; h < arch.heads.size(); ++h) {
     const auto& head = arch.heads[h];

@@ -12,7 +12,10 @@ CommandInfo Niah::info() {
       "errors, Wilson intervals, head combination and knockout; per-channel gates "
       "(channels:SPEC=SHARE|...) and split projections (--split-rho), MODEL.md section 9. With "
       "--arch, an architecture: layers of heads, each with its own window, stride, offset and gate "
-      "(a file, or a preset: v4-csa, v4-hca, v41-csa, nsa); every run reports its KV cost. The "
+      "(a file, or a preset: " +
+      joined(niah::architecture_presets()) +
+      "; whole models layer by layer: v4-flash, v4-pro, v41-flash); every run reports its KV "
+      "cost. The "
       "read path (MODEL.md section 10): top-k selection by an indexer with its own gate "
       "(--top-k, --index-gates, --index-beta, --index-rho), the sliding window, a sink, needles "
       "of several tokens. "

@@ -20,14 +20,11 @@ struct HeadSuccess {
 
 }  // namespace phasesim::engines::analytic
 
-namespace phasesim {
-
+// Specialized by its qualified name, so that this layer opens no namespace but its own.
 template <>
-struct Fields<engines::analytic::HeadSuccess> {
+struct phasesim::Fields<phasesim::engines::analytic::HeadSuccess> {
   static auto of(auto& h) { return std::tie(h.far, h.far_selected, h.window, h.window_selected); }
 };
-
-}  // namespace phasesim
 
 namespace phasesim::engines {
 namespace {

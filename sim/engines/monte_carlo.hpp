@@ -27,19 +27,27 @@ struct HeadOutcome {
 /// heads (index trial * scanned + k for the k-th of model.scanned_heads()): a query head that
 /// attends alike repeats its cache's first one (keyed by that cache's streams, it would draw
 /// the same). How the CPU engines and the gpu engine scan a cache once, not once a query head.
-template <typename T>
-std::vector<T> spread_alike(const niah::NiahModel& model, const std::vector<T>& scanned) {
+/// Per head, the column its values take in a row of the scanned heads' (its alike head's).
+inline std::vector<std::size_t> alike_columns(const niah::NiahModel& model) {
   const auto heads = static_cast<std::size_t>(model.heads());
   const auto list = model.scanned_heads();
   std::vector<std::size_t> column(heads);  // a scanned head's column in a row of `scanned`
   for (std::size_t k = 0; k < list.size(); ++k) column[static_cast<std::size_t>(list[k])] = k;
-  const std::size_t trials = scanned.size() / list.size();
+  for (std::size_t h = 0; h < heads; ++h) {
+    column[h] = column[static_cast<std::size_t>(model.alike_head(static_cast<int>(h)))];
+  }
+  return column;
+}
+
+template <typename T>
+std::vector<T> spread_alike(const niah::NiahModel& model, const std::vector<T>& scanned) {
+  const auto column = alike_columns(model);
+  const auto heads = column.size();
+  const std::size_t width = model.scanned_heads().size();
+  const std::size_t trials = scanned.size() / width;
   std::vector<T> all(trials * heads);
   for (std::size_t i = 0; i < trials; ++i) {
-    for (std::size_t h = 0; h < heads; ++h) {
-      const auto alike = static_cast<std::size_t>(model.alike_head(static_cast<int>(h)));
-      all[i * heads + h] = scanned[i * list.size() + column[alike]];
-    }
+    for (std::size_t h = 0; h < heads; ++h) all[i * heads + h] = scanned[i * width + column[h]];
   }
   return all;
 }
@@ -64,18 +72,25 @@ niah::EngineOutput run_trials(const Kernel& kernel, const niah::NiahRun& run,
           row[k] = kernel.trial(trial, needle, scanned[k], workspace);
         }
       });
-  const auto rows = spread_alike(run.model, scanned_rows);
+  // Each head's outcome is its alike head's, read in place (spread_alike's rule): a stack's
+  // query heads are thousands, and copying their outcomes cost more than the scans.
+  const auto column = alike_columns(run.model);
   niah::OutcomeTable table(trials, heads);
   // Stage 1's outcomes where some head reads beyond section 4 (the read path's report).
   std::optional<niah::OutcomeTable> selected;
   if (!run.model.plain()) selected.emplace(trials, heads);
-  std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? rows.size() : 0);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    const auto trial = static_cast<std::int64_t>(k) / heads;
-    const auto head = static_cast<int>(k % static_cast<std::size_t>(heads));
-    table.set(trial, head, rows[k].retrieved);
-    if (selected) selected->set(trial, head, rows[k].selected);
-    if constexpr (Kernel::kArgmaxes) argmaxes[k] = rows[k].argmax;
+  std::vector<niah::Argmax> argmaxes(Kernel::kArgmaxes ? static_cast<std::size_t>(trials * heads)
+                                                       : 0);
+  for (std::int64_t trial = 0; trial < trials; ++trial) {
+    const auto* row = scanned_rows.data() + trial * std::ssize(scanned);
+    for (int head = 0; head < heads; ++head) {
+      const auto& outcome = row[column[static_cast<std::size_t>(head)]];
+      table.set(trial, head, outcome.retrieved);
+      if (selected) selected->set(trial, head, outcome.selected);
+      if constexpr (Kernel::kArgmaxes) {
+        argmaxes[static_cast<std::size_t>(trial * heads + head)] = outcome.argmax;
+      }
+    }
   }
   return {{}, std::move(table), std::move(argmaxes), {}, std::move(selected)};
 }

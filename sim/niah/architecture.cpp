@@ -250,10 +250,85 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
   return heads;
 }
 
+bool flag(const toml::table& table, const char* key, const Where& where) {
+  const auto* node = table.get(key);
+  if (!node) return false;
+  if (!node->is_boolean()) fail(where, std::string(key) + " must be true or false");
+  return *node->value<bool>();
+}
+
+// `window_only = true`: the layer's sliding window and sink, and no head.
+ArchitectureLayer window_only_layer(const toml::table& layer, const Where& where) {
+  check_keys(layer, {"kind", "window_only", "sliding_window", "sink"}, where);
+  ArchitectureLayer info;
+  info.kind = "window-only";
+  info.window_only = true;
+  const auto window = integer(layer, "sliding_window", where);
+  if (!window || *window < 1 || *window > kMaxSize) {
+    fail(where,
+         "a window-only layer needs sliding_window in [1, " + std::to_string(kMaxSize) + "]");
+  }
+  info.sliding_window = *window;
+  info.sink = number(layer, "sink", where);
+  return info;
+}
+
+// `shares = N`: copies of layer N's heads, each reading the cache its original reads (their
+// key head), so the engines compute them once with it (NiahModel::key_heads).
+ArchitectureLayer shared_layer(const toml::table& layer, const Where& where, Architecture& arch,
+                               std::int64_t& slots) {
+  check_keys(layer, {"kind", "shares"}, where);
+  const auto source = *integer(layer, "shares", where);
+  if (source < 1 || source >= where.layer) {
+    fail(where, "shares " + std::to_string(source) + " (must name an earlier layer, 1 to " +
+                    std::to_string(where.layer - 1) + ")");
+  }
+  if (arch.stack[static_cast<std::size_t>(source - 1)].window_only) {
+    fail(where, "shares " + std::to_string(source) + " (layer " + std::to_string(source) +
+                    " is window-only: it has no cache)");
+  }
+  const auto keys = arch.key_heads();
+  const auto count = arch.heads.size();
+  for (std::size_t h = 0; h < count; ++h) {
+    if (arch.heads[h].layer != source) continue;
+    auto copy = arch.heads[h];
+    copy.layer = where.layer;
+    copy.cache_head = keys[h];
+    slots += copy.geometry.window;
+    arch.heads.push_back(std::move(copy));
+  }
+  if (slots > kMaxSlots)
+    fail(where, "too large: more than " + std::to_string(kMaxSlots) + " gate slots");
+  ArchitectureLayer info;
+  info.kind = "shared";
+  info.shares = static_cast<int>(source);
+  return info;
+}
+
+void read_heads(const toml::table& layer, const Where& where, Architecture& arch,
+                std::int64_t& slots);
+
 void read_layer(const toml::table& layer, const Where& where, Architecture& arch,
                 std::int64_t& slots) {
+  const auto kind = text(layer, "kind", where);
+  ArchitectureLayer info;
+  info.kind = "compressed";
+  if (flag(layer, "window_only", where)) {
+    info = window_only_layer(layer, where);
+  } else if (layer.get("shares")) {
+    info = shared_layer(layer, where, arch, slots);
+  } else {
+    read_heads(layer, where, arch, slots);
+  }
+  if (kind) info.kind = *kind;
+  info.labelled = kind.has_value();
+  arch.stack.push_back(info);
+}
+
+void read_heads(const toml::table& layer, const Where& where, Architecture& arch,
+                std::int64_t& slots) {
   auto keys = kHeadKeys;
-  keys.push_back("heads");
+  keys.insert(keys.end(), {"heads", "kind", "window_only", "shares"});
   check_keys(layer, keys, where);
   const auto values = read_values(layer, where);
   const auto heads = layer_heads(layer, where);
@@ -311,9 +386,33 @@ std::vector<Geometry> Architecture::geometries() const {
 std::vector<int> Architecture::key_heads() const {
   std::vector<int> list;
   for (std::size_t h = 0; h < heads.size(); ++h) {
-    list.push_back(static_cast<int>(h) - (heads[h].query_head - 1));
+    const auto& head = heads[h];
+    list.push_back(head.cache_head >= 0 ? head.cache_head
+                                        : static_cast<int>(h) - (head.query_head - 1));
   }
   return list;
+}
+
+bool Architecture::stacked() const {
+  return std::any_of(stack.begin(), stack.end(), [](const ArchitectureLayer& layer) {
+    return layer.labelled || layer.shares > 0 || layer.window_only;
+  });
+}
+
+Json layers_by_kind_json(const Architecture& arch) {
+  Json kinds = Json::array();
+  for (std::size_t i = 0; i < arch.stack.size(); ++i) {
+    const auto& kind = arch.stack[i].kind;
+    auto it =
+        std::find_if(kinds.begin(), kinds.end(), [&](const Json& k) { return k["kind"] == kind; });
+    if (it == kinds.end()) {
+      kinds.push_back({{"kind", kind}, {"count", 0}, {"layers", Json::array()}});
+      it = kinds.end() - 1;
+    }
+    (*it)["count"] = (*it)["count"].get<int>() + 1;
+    (*it)["layers"].push_back(static_cast<int>(i) + 1);
+  }
+  return kinds;
 }
 
 std::vector<Gate> Architecture::gates() const {
@@ -339,6 +438,7 @@ Architecture parse_architecture(std::string_view toml, const std::string& file) 
   for (const auto& layer : *layers->as_array()) {
     read_layer(*layer.as_table(), {file, ++arch.layers}, arch, slots);
   }
+  if (arch.heads.empty()) fail(where, "no layer with a cache (every layer is window-only)");
   if (arch.heads.size() > static_cast<std::size_t>(kMaxHeads)) {
     fail(where, std::to_string(arch.heads.size()) + " heads (must be at most " +
                     std::to_string(kMaxHeads) + ")");
@@ -381,6 +481,10 @@ Json architecture_json(const Architecture& arch) {
                      {"gate", h.gate.spec}});
     if (h.gate.per_channel()) heads.back()["channels"] = channel_groups_json(h.gate);
     if (h.split_rho != 1) heads.back()["split_rho"] = h.split_rho;
+    if (h.cache_head >= 0) {
+      heads.back()["reads_cache_of_layer"] =
+          arch.heads[static_cast<std::size_t>(h.cache_head)].layer;
+    }
     if (h.query_heads > 1) {
       heads.back()["query_head"] = h.query_head;
       heads.back()["query_heads"] = h.query_heads;
@@ -389,7 +493,19 @@ Json architecture_json(const Architecture& arch) {
     // head's resolved read path).
     if (!h.read_path.empty()) heads.back()["read_path"] = read_path_json(h.read_path.resolve());
   }
-  return {{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
+  Json doc{{"name", arch.name}, {"file", arch.file}, {"layers", arch.layers}, {"heads", heads}};
+  if (!arch.stacked()) return doc;
+  doc["layers_by_kind"] = layers_by_kind_json(arch);
+  Json window_only = Json::array();
+  for (std::size_t i = 0; i < arch.stack.size(); ++i) {
+    const auto& layer = arch.stack[i];
+    if (!layer.window_only) continue;
+    window_only.push_back({{"layer", static_cast<int>(i) + 1},
+                           {"sliding_window", layer.sliding_window},
+                           {"sink", layer.sink ? Json(*layer.sink) : Json()}});
+  }
+  if (!window_only.empty()) doc["window_only_layers"] = window_only;
+  return doc;
 }
 
 Json kv_cost_json(const KvCost& cost) {

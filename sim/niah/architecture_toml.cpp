@@ -80,6 +80,18 @@ std::string layer_text(const std::vector<const ArchitectureHead*>& caches) {
   return text + "]\n";
 }
 
+// A stack's keys of a layer: its kind where the file gave one, how it gets its cache.
+std::string stack_text(const ArchitectureLayer& layer) {
+  std::string text;
+  if (layer.labelled) text += "kind = " + toml_quoted(layer.kind) + "\n";
+  if (layer.shares > 0) text += "shares = " + std::to_string(layer.shares) + "\n";
+  if (layer.window_only) {
+    text += "window_only = true\nsliding_window = " + std::to_string(layer.sliding_window) + "\n";
+    if (layer.sink) text += "sink = " + format_number(*layer.sink) + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string architecture_toml(const Architecture& arch, const std::vector<std::string>& comments,
@@ -98,7 +110,8 @@ std::string architecture_toml(const Architecture& arch, const std::vector<std::s
     if (index < layer_notes.size()) {
       for (const auto& line : layer_notes[index]) text += "# " + line + "\n";
     }
-    text += layer_text(caches);
+    text += index < arch.stack.size() ? stack_text(arch.stack[index]) : "";
+    if (!caches.empty()) text += layer_text(caches);
   }
   if (arch.fit) {
     const auto& f = *arch.fit;

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
 
 #include "support/cli_runner.hpp"
 
@@ -238,7 +239,7 @@ TEST_CASE("architecture input refused: exact message, exit status 2, no output f
       {"--arch " + bad, "invalid " + bad + ": layer 2, head 3: window 0 (must be at least 1)"},
       {"--arch nowhere.toml",
        "invalid --arch nowhere.toml (no such file, and no preset of that name: nsa, v4-csa, "
-       "v4-hca, v41-csa)"},
+       "v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)"},
       {"--arch " + files.base + " --window 4",
        "--window excludes --arch (see 'phasesim niah --help')"},
       {"--arch " + files.base + " --knockout 4",
@@ -260,4 +261,30 @@ TEST_CASE("architecture input refused: exact message, exit status 2, no output f
   phasesim::test::check_refused({{"--arch " + files.base + " --gate last",
                                   "--gates excludes --arch (see 'phasesim coverage --help')"}},
                                 "coverage");
+}
+
+// The whole-model presets (docs/MODEL.md section 11): coverage lists their layers by kind, and
+// a stack runs, its window-only layers listed and not run.
+TEST_CASE("coverage --arch of a whole model lists its layers by kind") {
+  const auto flash = run_cli("coverage --arch v4-flash");
+  CHECK(flash.status == 0);
+  CHECK(flash.out.find("43 layers") != std::string::npos);
+  CHECK(flash.out.find("layers by kind:\n  window-only: 2 (layers 1-2)\n  CSA: 21 (layers 3, 5,") !=
+        std::string::npos);
+  CHECK(flash.out.find("  HCA: 20 (layers 4, 6,") != std::string::npos);
+  CHECK(flash.out.find("layer 1: window-only, the last 128 tokens raw") != std::string::npos);
+  const auto v41 = run_json("coverage --arch v41-flash");
+  std::map<std::string, int> kinds;
+  for (const auto& k : v41["architecture"]["layers_by_kind"]) kinds[k["kind"]] = k["count"];
+  CHECK(kinds == std::map<std::string, int>{{"window-only", 2},
+                                            {"compressor, ratio 2", 3},
+                                            {"shared, ratio 2", 15},
+                                            {"compressor, ratio 1", 1},
+                                            {"shared, ratio 1", 19}});
+  const auto pro = run_cli("coverage --arch v4-pro");
+  CHECK(pro.out.find("  HCA: 31 (layers 1-2, 4, 6,") != std::string::npos);
+  CHECK(pro.out.find("  CSA: 30 (layers 3, 5,") != std::string::npos);
+  const auto run = run_json("niah --arch v41-flash --engine analytic --beta 8 --context 16384");
+  CHECK(run["architecture"]["layers"] == 40);
+  CHECK(run["kv_cost"]["entries_per_token"] == 0.5 + 0.5 + 0.5 + 1.0);
 }

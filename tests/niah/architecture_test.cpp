@@ -185,7 +185,7 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
        "channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
-       "index_rho, sliding_window, sink, heads)"},
+       "index_rho, sliding_window, sink, heads, kind, window_only, shares)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),
@@ -228,7 +228,8 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
 }
 
 TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section 9") {
-  CHECK(architecture_presets() == std::vector<std::string>{"nsa", "v4-csa", "v4-hca", "v41-csa"});
+  CHECK(architecture_presets() == std::vector<std::string>{"nsa", "v4-csa", "v4-flash", "v4-hca",
+                                                           "v4-pro", "v41-csa", "v41-flash"});
   const auto geometry = [](const std::string& name) {
     return load_architecture(name).heads.front().geometry;
   };
@@ -248,7 +249,7 @@ TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section
   CHECK(load_architecture("v4-hca").heads.size() == 64);
   CHECK_THROWS_WITH_AS(load_architecture("v5"),
                        "invalid --arch v5 (no such file, and no preset of that name: nsa, "
-                       "v4-csa, v4-hca, v41-csa)",
+                       "v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)",
                        InputError);
 }
 

@@ -284,6 +284,13 @@ if (process.env.PHASESIM_WEB_PANELS) {
 await page.goto("about:blank");
 await page.goto(pageUrl);
 await page.evaluate(() => phasesim.ready.then(() => true));
+// The whole models (presets/v4-flash.toml, v4-pro.toml, v41-flash.toml) are presets of the page
+// too: a button each, loading the geometry of their first layer with a cache.
+for (const name of ["v4-flash", "v4-pro", "v41-flash"]) {
+  check(await page.isVisible(`#presets button:text-is('${name}')`), `the page lists the whole-model preset ${name}`);
+}
+await page.click("#presets button:text-is('v41-flash')");
+check(await page.inputValue("#g-window") === "2", "the v41-flash preset loads its first compressor, W = S = 2");
 await page.click("#presets button:text('v4-csa')");
 check(await page.inputValue("#g-window") === "8" && await page.inputValue("#n-beta") === "9.5135", "the v4-csa preset sets W = 8 and the one-gate fit's beta 9.5135");
 check(decodeURIComponent(page.url()).includes("0,0,0,0,0,0,0,0.3465"), "the v4-csa preset loads the one-gate fit: 0.3465 nats on slot 7");

@@ -22,6 +22,13 @@
 //   top_k = 512                # the read path (read_path.hpp, MODEL.md section 10), per layer
 //   sliding_window = 128       # or head: top_k, index_gate (or index_channels, as channels),
 //                              # index_beta, index_rho, sliding_window, sink
+//   kind = "CSA"               # a label: coverage and reports count the layers by kind
+//   [[layer]]                  # a layer that reads an earlier layer's cache (V4.1, MODEL.md
+//   shares = 3                 # section 9): layer 3's heads, cache and read path, computed
+//                              # once (its heads are query heads of that cache); only kind
+//   [[layer]]                  # a window-only layer (compress ratio 0): the last N tokens raw
+//   window_only = true         # and the sink; it has no compressed cache and no head, so
+//   sliding_window = 128       # the engines do not run it (docs/MODEL.md, "Layer stacks")
 //
 // A head has window, stride and gate (from itself or its layer), offset (default 0) and
 // split_rho (default 1: the correlation of a token's keys in the newer and the older slots of
@@ -31,6 +38,7 @@
 // entry j of the head pools positions j*S + S - W + s + offset. Messages name the file, the
 // layer and the head, counting from 1: "invalid a.toml: layer 2, head 3: window 0 (must be
 // at least 1)".
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,10 +65,23 @@ struct ArchitectureHead {
   int query_heads = 1;
   /// How it reads its cache, as the file gives it (the command line's values fill the rest).
   ReadPathValues read_path;
+  /// A head of a layer with `shares = N`: the index of the head of layer N that holds the
+  /// cache it reads; -1 for a head of a layer with its own cache.
+  int cache_head = -1;
 
-  /// True for the head that holds its cache (the first of its query heads): what describes a
-  /// compressor once, not once a query head.
-  bool holds_cache() const { return query_head == 1; }
+  /// True for the head that holds its cache (the first of its query heads, in a layer with its
+  /// own cache): what describes a compressor once, not once a query head.
+  bool holds_cache() const { return query_head == 1 && cache_head < 0; }
+};
+
+/// What a layer of a stack is, beyond its heads: its kind and how it gets its cache.
+struct ArchitectureLayer {
+  std::string kind;                 ///< `kind`, or "window-only", "shared" or "compressed"
+  bool labelled = false;            ///< true when the file gives `kind`
+  int shares = 0;                   ///< `shares = N`: it reads layer N's cache; 0: its own
+  bool window_only = false;         ///< `window_only = true`: no compressed cache, no head
+  std::int64_t sliding_window = 0;  ///< a window-only layer's window
+  std::optional<double> sink;       ///< a window-only layer's sink
 };
 
 /// The `[fit]` table of an architecture file: the published table the architecture was
@@ -79,14 +100,18 @@ struct Architecture {
   std::string file;         ///< the file (or preset) it was read from
   std::string description;  ///< `description` in the file
   int layers = 0;
-  std::vector<ArchitectureHead> heads;  ///< layer by layer; the engines' head index
-  std::optional<ArchitectureFit> fit;   ///< `[fit]`, when the file has one
+  std::vector<ArchitectureHead> heads;   ///< layer by layer; the engines' head index
+  std::vector<ArchitectureLayer> stack;  ///< one per layer
+  std::optional<ArchitectureFit> fit;    ///< `[fit]`, when the file has one
 
   std::vector<Geometry> geometries() const;
   std::vector<Gate> gates() const;
   /// Per head, the index of the head that holds its cache (itself, or the first query head of
   /// its cache): run.hpp, NiahModel::key_heads.
   std::vector<int> key_heads() const;
+  /// True when some layer has a kind, shares a cache or is window-only: a stack whose
+  /// documents list its layers by kind.
+  bool stacked() const;
 };
 
 /// Parses the TOML text of an architecture; `file` names it in messages. Throws InputError
@@ -122,9 +147,13 @@ struct KvCost {
 KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {});
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
-/// "gate", and "split_rho", "channels", "query_head" and "query_heads" where they apply}, ...]}:
-/// what a report says of the architecture it ran.
+/// "gate", and "split_rho", "channels", "query_head" and "query_heads" where they apply}, ...]},
+/// and for a stack "layers_by_kind" and "window_only_layers": what a report says of the
+/// architecture it ran.
 Json architecture_json(const Architecture& arch);
+
+/// The layers by kind, in the order kinds first appear: [{"kind", "count", "layers": [1, ...]}].
+Json layers_by_kind_json(const Architecture& arch);
 
 /// {"entries_per_token", "full_attention_entries_per_token", "relative_to_full_attention"}.
 Json kv_cost_json(const KvCost& cost);
