@@ -61,8 +61,8 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   input.top_k = a.top_k;
   input.sliding_window = a.sliding_window;
   // Needles spread over the context: about window / context of them sit in the window.
-  input.window_share = std::min(
-      1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
+  input.window_share =
+      std::min(1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
   for (const auto& p : profile.phases) {
     const int holding = m[static_cast<std::size_t>(p.phase)];
     input.phases.push_back(
