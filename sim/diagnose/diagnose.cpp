@@ -330,6 +330,17 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   return a;
 }
 
+WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec) {
+  const auto a = resolve_architecture(table, spec);
+  if (!a.top_k && a.sliding_window == 0) return {};
+  const int stride = a.stride.value_or(table.size());
+  const auto m = multiplicities(a, stride);
+  const double holding = *std::max_element(m.begin(), m.end());
+  // W = S = 4, N = 2048, top-k 16: 1.6 s; W = S = 8, N = 16384, top-k 4096: 1.4 s; W = 16,
+  // S = 8 (m = 2), top-k 512 and a window of 128: 11.3 s for both fits.
+  return {1.5 * holding * holding * (holding > 1 ? 2 : 1), 0};
+}
+
 Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Parallel& parallel) {
   Diagnosis d;
   d.architecture = resolve_architecture(table, spec);
