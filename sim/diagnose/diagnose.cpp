@@ -398,6 +398,9 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
   doc["context_source"] = source_name(a.context_source);
   doc["heads"] = a.heads;
   doc["heads_source"] = source_name(a.heads_source);
+  // The read path only when given: a diagnosis without it writes the document it did before.
+  if (a.top_k) doc["top_k"] = *a.top_k;
+  if (spec.sliding_window) doc["sliding_window"] = a.sliding_window;
   doc["replicates"] = spec.period.replicates;
   doc["seed"] = spec.period.seed;
   doc["alpha"] = spec.period.alpha;
