@@ -95,6 +95,9 @@ def diagnose(
     stride: Optional[int] = None,
     context: Optional[int] = None,
     heads: Optional[int] = None,
+    top_k: Optional[int] = None,
+    sliding_window: Optional[int] = None,
+    needle_tokens: Optional[int] = None,
     replicates: int = 9999,
     seed: int = 1,
     threads: int = 0,
@@ -108,6 +111,12 @@ def diagnose(
       stride: Stride S, when known (not given)
       context: Context length L in tokens, when known (default 131072) (not given)
       heads: KV heads H, when known (default 1); H > 1 fits one-hot heads (not given)
+      top_k: The read path's top-k, when the table was made with one: the fits' success is its
+          two stages (docs/DIAGNOSE.md) (not given)
+      sliding_window: The read path's raw sliding window in tokens, when the table was made with
+          one (not given)
+      needle_tokens: Tokens of the needle: 1 only (the analytic read path reads one token) (not
+          given)
       replicates: Monte Carlo draws of each exact test's null distribution (default 9999)
       seed: Random seed of the exact tests (default 1)
       threads: OpenMP threads (0: the OpenMP default) (default 0)

@@ -61,8 +61,8 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   input.top_k = a.top_k;
   input.sliding_window = a.sliding_window;
   // Needles spread over the context: about window / context of them sit in the window.
-  input.window_share = std::min(
-      1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
+  input.window_share =
+      std::min(1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
   for (const auto& p : profile.phases) {
     const int holding = m[static_cast<std::size_t>(p.phase)];
     input.phases.push_back(
@@ -330,6 +330,17 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   return a;
 }
 
+WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec) {
+  const auto a = resolve_architecture(table, spec);
+  if (!a.top_k && a.sliding_window == 0) return {};
+  const int stride = a.stride.value_or(table.size());
+  const auto m = multiplicities(a, stride);
+  const double holding = *std::max_element(m.begin(), m.end());
+  // W = S = 4, N = 2048, top-k 16: 1.6 s; W = S = 8, N = 16384, top-k 4096: 1.4 s; W = 16,
+  // S = 8 (m = 2), top-k 512 and a window of 128: 11.3 s for both fits.
+  return {1.5 * holding * holding * (holding > 1 ? 2 : 1), 0};
+}
+
 Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Parallel& parallel) {
   Diagnosis d;
   d.architecture = resolve_architecture(table, spec);
@@ -387,6 +398,9 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
   doc["context_source"] = source_name(a.context_source);
   doc["heads"] = a.heads;
   doc["heads_source"] = source_name(a.heads_source);
+  // The read path only when given: a diagnosis without it writes the document it did before.
+  if (a.top_k) doc["top_k"] = *a.top_k;
+  if (spec.sliding_window) doc["sliding_window"] = a.sliding_window;
   doc["replicates"] = spec.period.replicates;
   doc["seed"] = spec.period.seed;
   doc["alpha"] = spec.period.alpha;

@@ -6,10 +6,10 @@
 #include <limits>
 #include <map>
 
+#include "curve.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/diagnose/fit.hpp"
-#include "curve.hpp"
 #include "profile.hpp"
 
 namespace phasesim::diagnose {

@@ -14,9 +14,9 @@
 #include <map>
 #include <memory>
 
+#include "curve.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/diagnose/fit.hpp"
-#include "curve.hpp"
 #include "profile.hpp"
 
 namespace phasesim::diagnose {
@@ -234,8 +234,7 @@ class Slice {
     std::vector<PhaseTerm> terms;
     for (const auto& phase : input.phases) {
       auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
-      if (!curve)
-        curve = std::make_shared<const detail::PhaseCurve>(phase.slots, beta, input);
+      if (!curve) curve = std::make_shared<const detail::PhaseCurve>(phase.slots, beta, input);
       terms.emplace_back(phase, curve);
     }
     return terms;

@@ -427,6 +427,21 @@ TEST_CASE("diagnose fit under the read path: an analytic niah table with top-k a
   }
   CHECK(plain.fits[0].fit.beta > 6.5);  // the argmax's curve: 7.07
 
+  // One-hot heads: two heads on phases 3 and 2 at beta 3 (4.267 with the argmax's success).
+  auto heads = four_phases("onehot:3;onehot:2", 3);
+  heads.context = 8192;
+  heads.groups = 4;
+  heads.read.top_k = 16;
+  CountTable two;
+  for (const auto& g : test::run_spec(heads, "analytic").groups) {
+    two.groups.push_back({g.group, std::llround(g.accuracy * 100000), 100000});
+  }
+  auto known_heads = known_architecture(heads, 2);
+  known_heads.top_k = 16;
+  const auto onehot = diagnose::diagnose(two, known_heads, Parallel{1});
+  REQUIRE(onehot.fits.size() == 1);
+  CHECK(onehot.fits[0].fit.beta == doctest::Approx(3).epsilon(0.005));
+
   known.needle_tokens = 2;
   CHECK_THROWS_WITH_AS(diagnose::diagnose(table, known, Parallel{1}),
                        doctest::Contains("--needle-tokens 2"), InputError);

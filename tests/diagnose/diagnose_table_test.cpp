@@ -144,6 +144,11 @@ TEST_CASE("diagnose CLI: bad tables and options exit 2 with one line and write n
            "the group count without one)"},
           {good + " --threads -1",
            "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
+          {good + " --top-k 0", "invalid --top-k 0 (must be at least 1)"},
+          {good + " --sliding-window -1", "invalid --sliding-window -1 (must be at least 0)"},
+          {good + " --needle-tokens 2",
+           "invalid --needle-tokens 2 (diagnose fits the analytic read path, which reads a "
+           "needle of one token; a table of longer needles needs niah --engine fast)"},
       },
       "diagnose");
   // The output folder is checked before the work starts.

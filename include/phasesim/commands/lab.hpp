@@ -55,8 +55,13 @@ class Diagnose {
   Diagnose(Options options, const Environment& environment);
   const Options& options() const { return options_; }
   const diagnose::CountTable& counts() const { return counts_; }
-  /// The period tests' (stats::period_test_estimate), which dominate.
-  Work work() const { return {stats::period_test_estimate(options_.spec.period, counts_.size())}; }
+  /// The period tests' (stats::period_test_estimate), which dominate, and the fits' under
+  /// the read path (diagnose::fit_estimate).
+  Work work() const {
+    auto estimate = stats::period_test_estimate(options_.spec.period, counts_.size());
+    estimate += diagnose::fit_estimate(counts_, options_.spec);
+    return {estimate};
+  }
   Result run(const Context& context) const;
   Json document(const Result& result) const;
 

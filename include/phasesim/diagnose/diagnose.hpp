@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "phasesim/core/budget.hpp"
 #include "phasesim/core/document.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/diagnose/fit.hpp"
@@ -120,6 +121,11 @@ struct Diagnosis {
   /// One line when a fit does not fit the table (TableFit::misfit); the CLI prints it.
   std::vector<std::string> warnings;
 };
+
+/// What the fits cost: nothing worth counting with section 4's SuccessCurve; under the read
+/// path (--top-k, --sliding-window) about 1.5 m^2 s a one-head fit (m = ceil(W / S) entries
+/// holding a needle; two fits when m > 1), measured on one core (docs/DIAGNOSE.md).
+WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec);
 
 /// The whole diagnosis. Throws InputError when the spec does not fit the table.
 Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Parallel& parallel);
