@@ -103,8 +103,8 @@ TEST_CASE("bad input: one line naming the problem, exit status 2, no output file
        "options)"},
       {"frobnicate",
        "phasesim: unknown command 'frobnicate' (commands: coverage, channel, niah, gpu-check, "
-       "precision-check, compare, optimize, phase-diagram, dynamics, diversity, theorem, train, "
-       "sweep, demo, diagnose, inspect)"},
+       "precision-check, compare, frontier, optimize, phase-diagram, dynamics, diversity, "
+       "theorem, train, sweep, demo, diagnose, inspect)"},
   };
   phasesim::test::check_refused(cases);
 }

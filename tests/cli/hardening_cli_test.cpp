@@ -161,8 +161,9 @@ TEST_CASE("messages that say what is wrong") {
       {"sweep " + demo + out,
        "phasesim sweep: invalid sweep file " + demo +
            ": unknown command 'demo' (commands: coverage, channel, niah, gpu-check, "
-           "precision-check, compare, optimize, phase-diagram, dynamics, diversity, theorem "
-           "concentration, theorem lockin, theorem diversity, train, sweep, diagnose, inspect)"},
+           "precision-check, compare, frontier, optimize, phase-diagram, dynamics, diversity, "
+           "theorem concentration, theorem lockin, theorem diversity, train, sweep, diagnose, "
+           "inspect)"},
       {"sweep " + json + out,
        "phasesim sweep: invalid sweep file " + json +
            " (option 'json' is the sweep's own: each cell writes cells/ID.json; remove it)"},
