@@ -117,7 +117,8 @@ TEST_CASE("stacks: messages name the layer and what is allowed") {
        "invalid arch.toml: layer 1: window_only must be true or false"},
   };
   for (const auto& [toml, message] : cases) {
-    CAPTURE(toml);
+    const std::string& shown = toml;  // clang cannot capture a structured binding (CAPTURE)
+    CAPTURE(shown);
     CHECK_THROWS_WITH_AS(parse_architecture(toml, "arch.toml"), message.c_str(), InputError);
   }
 }
