@@ -29,11 +29,10 @@ double read_path_success_at(const channel::PhaseSlots& slots, double u, double b
   channel::TwoStageRest rest;
   rest.entries = input.entries - slots.holding;
   rest.top_k = input.top_k.value_or(input.entries);
-  // Far from the query, and (with a window) its token read raw at u = 1 too, as niah's
-  // analytic engine reads them; the table's groups mix the two.
-  std::vector<channel::StageTwoVariant> variants{{{}, input.sliding_window}};
-  if (input.sliding_window > 0) variants.push_back({{{beta, 0.0}}, input.sliding_window - 1});
-  const auto values = channel::two_stage_variants(places, rest, variants);
+  // Far from the query, and (with a window) inside it, as niah's analytic engine reads them;
+  // the table's groups mix the two.
+  const auto values = channel::two_stage_variants(
+      places, rest, channel::far_and_window_variants(beta, input.sliding_window));
   return (1 - input.window_share) * values.front().retrieved +
          input.window_share * values.back().retrieved;
 }

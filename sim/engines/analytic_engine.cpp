@@ -115,10 +115,9 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
       places.push_back({{a.mean, a.sd}, {i.mean, i.sd}, false});
     }
     rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
-    // Far from the query, and (with a window) its token read raw at u = 1: one stage 1.
-    std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window}};
-    if (path.sliding_window > 0) variants.push_back({{{beta, 0.0}}, path.sliding_window - 1});
-    const auto values = channel::two_stage_variants(places, rest, variants);
+    // Far from the query, and (with a window) inside it: one stage 1.
+    const auto values = channel::two_stage_variants(
+        places, rest, channel::far_and_window_variants(beta, path.sliding_window));
     head.far.push_back(values.front().retrieved);
     head.far_selected.push_back(values.front().selected);
     head.window.push_back(values.back().retrieved);

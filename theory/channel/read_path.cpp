@@ -264,4 +264,10 @@ TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const Two
   return two_stage_variants(entries, rest, std::span(&variant, 1)).front();
 }
 
+std::vector<StageTwoVariant> far_and_window_variants(double beta, std::int64_t sliding_window) {
+  std::vector<StageTwoVariant> variants{{{}, sliding_window}};
+  if (sliding_window > 0) variants.push_back({{{beta, 0.0}}, sliding_window - 1});
+  return variants;
+}
+
 }  // namespace phasesim::channel

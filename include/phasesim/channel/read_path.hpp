@@ -57,6 +57,11 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
                                               const TwoStageRest& rest,
                                               std::span<const StageTwoVariant> variants);
 
+/// The variants a head's needle takes (MODEL.md section 10): far from the query, against the
+/// window's `sliding_window` raw haystack tokens; and, with a window, inside it, its token read
+/// raw at u = 1 (mean beta, sd 0) against the window's other tokens. One variant without one.
+std::vector<StageTwoVariant> far_and_window_variants(double beta, std::int64_t sliding_window);
+
 /// P(max_s X_s > max(M_n, floor)), M_n the maximum of `distractors` iid N(0, 1): section 4's
 /// channel against a floor (the sink); floor = -inf is needle_success.
 double needle_success_above(std::span<const NeedleEntry> needle, std::int64_t distractors,
