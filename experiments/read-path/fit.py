@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Part (a): V4-Flash-Base's table (best 69.9, worst 29.7 over 8 groups at 128K) refitted under
-the two-stage read (k = 512, the 128-token window), with the v4-csa preset's per-channel gate:
-(beta, beta_I) solved so that the analytic engine gives the published best and worst with an
-indexer of the compressor's own gate; then this fit's prediction and the one-stage fit's (the
-preset, beta 11.6944, the argmax over all entries) at 128K and 1M. An indexer without a position
-bias (a uniform index gate) selects every phase alike, so worst/best is stage 2's alone: scanned
-over beta with selection saturated (beta_I 20), it never falls to the table's 0.425. Writes
-a_fit.json and the niah documents a_*.json into OUT."""
+the two-stage read (k = 512, the 128-token window, a sink at 0), with the v4-csa preset's
+per-channel gate: (beta, beta_I) solved so that the analytic engine gives the published best and
+worst with an indexer of the compressor's own gate (the preset's read path; its [fit] beta and
+its layer's index_beta are this fit's); then this fit's prediction and the one-stage fit's
+(experiments/v4-calibration's fit_channels_rho0, beta 11.6944, the argmax over all entries) at
+128K and 1M. An indexer without a position bias (a uniform index gate) selects every phase
+alike, so worst/best is stage 2's alone: scanned over beta with selection saturated (beta_I 20),
+it never falls to the table's 0.425. Writes a_fit.json and the niah documents a_*.json into
+OUT."""
 import json
 import os
 import subprocess
@@ -16,9 +18,9 @@ from scipy import optimize
 
 PHASESIM = os.environ["PHASESIM"]
 OUT = sys.argv[1]
-GATE = "channels:onehot:7=0.033013|uniform=0.966987"  # presets/v4-csa.toml
+GATE = "channels:onehot:7=0.033013|uniform=0.966987"  # presets/v4-csa.toml's channels
 BASE = ["--gates", GATE, "--split-rho", "0", "--groups", "8", "--engine", "analytic"]
-READ = ["--top-k", "512", "--sliding-window", "128"]
+READ = ["--top-k", "512", "--sliding-window", "128", "--sink", "0"]  # presets/v4-csa.toml
 TARGET = (0.699, 0.297)
 INDEXERS = {"own": [], "uniform": ["--index-gates", "uniform"]}
 

@@ -7,7 +7,7 @@
 # VARIANT=quick (read-path:quick, what the test suite runs): k = 512 alone in (b), n up to 4 in
 # (c), blocks of 16, 64 and 256 in (d).
 set -euo pipefail
-csa="channels:onehot:7=0.033013|uniform=0.966987"  # presets/v4-csa.toml
+csa="channels:onehot:7=0.033013|uniform=0.966987"  # presets/v4-csa.toml's channels
 ks=(64 512 2048) tokens=(1 2 3 4 5 6 7 8) blocks=(16 32 64 128 256)
 if [[ ${VARIANT:-} == quick ]]; then ks=(512) tokens=(1 2 3 4) blocks=(16 64 256); fi
 
@@ -21,7 +21,7 @@ print(repr(f['beta']), repr(f['index_beta']))" "$OUT/a_fit.json")
 for k in "${ks[@]}"; do
   for context in 2048 8192 32768 131072 1048576; do
     "$PHASESIM" niah --gates "$csa" --split-rho 0 --beta "$beta" --index-beta "$index_beta" \
-      --top-k "$k" --sliding-window 128 --context "$context" --groups 8 --engine analytic \
+      --top-k "$k" --sliding-window 128 --sink 0 --context "$context" --groups 8 --engine analytic \
       --json "$OUT/b_k${k}_L${context}.json" >/dev/null
   done
 done
