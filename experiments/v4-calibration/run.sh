@@ -34,13 +34,15 @@ fit fit_channels_rho0 --family channels --split-rho 0
 "$PHASESIM" niah --engine analytic --window 8 --stride 4 --gates "$(field fit_channels gate)" \
   --beta "$(field fit_channels beta)" --context 131072 --groups 8 --json "$OUT/v4_channels_analytic.json"
 
-# The preset itself (its 64 query heads attend alike without query noise), at the beta its
-# file states: exactly, and by Monte Carlo at the paper's 256 prompts per group.
-"$PHASESIM" niah --arch v4-csa --beta 11.6944 --engine analytic --groups 8 \
+# The preset itself (presets/v4-csa.toml: the per-channel gate above with V4-Flash's read path,
+# top 512 by an indexer of the same gate, the 128-token window and a sink; its 64 query heads
+# attend alike without query noise) at the beta its [fit] states (experiments/read-path (a)'s
+# two-stage fit): exactly, and by Monte Carlo at the paper's 256 prompts per group.
+"$PHASESIM" niah --arch v4-csa --beta 9.5964 --engine analytic --groups 8 \
   --json "$OUT/v4_preset_analytic.json" >/dev/null
-"$PHASESIM" niah --arch v4-csa --beta 11.6944 --engine fast --groups 8 --prompts 256 --seed 4 \
+"$PHASESIM" niah --arch v4-csa --beta 9.5964 --engine fast --groups 8 --prompts 256 --seed 4 \
   --json "$OUT/v4_preset_fast.json"
 "$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v4_preset_analytic.json" "$OUT/v4_preset_fast.json" \
   --label "exact" --label "Monte Carlo, 256 prompts per group (95% interval)" \
-  --title "presets/v4-csa (per-channel gate, rho 0, 64 query heads), beta 11.69 (dashed: means)" \
+  --title "presets/v4-csa (per-channel gate, rho 0, top 512, window 128, sink), beta 9.60 (dashed: means)" \
   --out "$OUT/figures/v4_preset_bars"

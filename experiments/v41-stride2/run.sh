@@ -16,10 +16,11 @@ for family in logit channels; do
   "$PYTHON" ../calibrate.py --window 2 --stride 2 --slot 0 --groups 8 --best 0.950 --worst 0.8975 \
     --family "$family" --out "$OUT/fit_w2s2_$family.json"
 done
-# The preset (presets/v41-csa.toml: the per-channel fit above, read by 64 query heads) at the
-# beta its file states, by Monte Carlo at the paper's 2560 prompts per group.
-"$PHASESIM" niah --arch v41-csa --beta 7.7235 --engine fast --context 131072 --groups 8 \
-  --prompts 2560 --seed 41 --json "$OUT/v41_preset_fast.json"
-"$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v41_preset_fast.json" \
-  --label "presets/v41-csa (W = S = 2, per-channel gate), 2560 prompts per group" \
-  --out "$OUT/figures/v41_preset_bars"
+# What a bias would need on V4.1's compressor (v41-csa-biased.toml: the per-channel fit above,
+# read by 64 query heads; it was presets/v41-csa.toml, which now has no bias, as V4.1's code) at
+# the beta its file states, by Monte Carlo at the paper's 2560 prompts per group.
+"$PHASESIM" niah --arch v41-csa-biased.toml --beta 7.7235 --engine fast --context 131072 \
+  --groups 8 --prompts 2560 --seed 41 --json "$OUT/v41_biased_fast.json"
+"$PYTHON" "$PLOTS/niah_bars.py" "$OUT/v41_biased_fast.json" \
+  --label "v41-csa-biased.toml (W = S = 2, per-channel bias), 2560 prompts per group" \
+  --out "$OUT/figures/v41_biased_bars"

@@ -53,8 +53,10 @@ TEST_CASE("coverage --index-gates: what selection sees beside what attention see
   const auto table = run_cli("coverage --gate last --index-gates uniform");
   CHECK(table.out.find("stage 1 (selection), index gate uniform:") != std::string::npos);
   CHECK(!run_json("coverage --gate last").contains("index_phases"));
-  const auto arch = run_json("coverage --arch v4-csa");
-  CHECK(!arch["architecture"]["heads"][0].contains("index_phases"));
+  // A preset's layer with an indexer (v4-csa's, of the compressor's gate) shows its phases; one
+  // without (v4-hca) does not.
+  CHECK(run_json("coverage --arch v4-csa")["architecture"]["heads"][0].contains("index_phases"));
+  CHECK(!run_json("coverage --arch v4-hca")["architecture"]["heads"][0].contains("index_phases"));
 }
 
 TEST_CASE("channel JSON: p_success and chance") {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <string>
 
 #include "phasesim/channel/phase_channel.hpp"
 #include "phasesim/core/error.hpp"
@@ -245,8 +246,24 @@ TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section
   CHECK(v4.key_heads() == std::vector<int>(64, 0));
   CHECK(v4.heads.front().gate.per_channel());
   CHECK(v4.heads.front().split_rho == 0);
-  CHECK(load_architecture("v41-csa").heads.front().gate.per_channel());
-  CHECK(load_architecture("v4-hca").heads.size() == 64);
+  // The read path of V4-Flash's CSA layer: top 512 by an indexer of the compressor's gate at its
+  // own beta, the 128-token window, the sink.
+  const auto& v4_read = v4.heads.front().read_path;
+  CHECK((v4_read.top_k == 512 && v4_read.sliding_window == 128 && v4_read.sink == 0.0));
+  REQUIRE(v4_read.index_gate);
+  CHECK(v4_read.index_gate->weights == v4.heads.front().gate.weights);
+  CHECK(v4_read.index_beta.has_value());
+  // HCA: no indexer, the window and the sink.
+  const auto v4_hca = load_architecture("v4-hca");
+  CHECK(v4_hca.heads.size() == 64);
+  const auto& hca_read = v4_hca.heads.front().read_path;
+  CHECK((!hca_read.top_k && hca_read.sliding_window == 128 && hca_read.sink == 0.0));
+  // V4.1: no position bias in the compressor nor in the indexer.
+  const auto v41 = load_architecture("v41-csa").heads.front();
+  CHECK((!v41.gate.per_channel() && v41.gate.spec == "uniform"));
+  CHECK((v41.read_path.top_k == 512 && v41.read_path.index_gate &&
+         v41.read_path.index_gate->spec == "uniform" && !v41.read_path.index_beta &&
+         v41.read_path.sliding_window == 128 && v41.read_path.sink == 0.0));
   CHECK_THROWS_WITH_AS(load_architecture("v5"),
                        "invalid --arch v5 (no such file, and no preset of that name: nsa, "
                        "v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)",
@@ -254,23 +271,33 @@ TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section
 }
 
 // The published tables (shared/reference/published_figures.json; MODEL.md sections 1 and 8)
-// at the betas the presets' comments give (the fits of experiments/v4-calibration and
-// v41-stride2): V4-Flash-Base's best and worst groups, V4.1-Flash's even/odd midpoints. The
-// presets' shares are the fits' rounded to 6 digits, so the table holds to about 1e-4.
-TEST_CASE("presets: v4-csa and v41-csa reproduce the published tables at their fitted beta") {
-  const auto table = [](const std::string& preset, double beta) {
+// at the betas the [fit] tables give: V4-Flash-Base's best and worst groups from v4-csa (its read
+// path, experiments/read-path (a)), V4.1-Flash's even/odd midpoints from the biased W = S = 2
+// compressor of experiments/v41-stride2 (V4.1's code has no bias: v41-csa has no fit, and with
+// one-token needles every group reads alike). The fits are rounded to 4 or 6 digits, so the
+// tables hold to about 1e-4.
+TEST_CASE("presets: v4-csa and v41-stride2's biased file reproduce the published tables") {
+  const auto table = [](const Architecture& arch, double beta) {
     NiahSpec s;
-    s.architecture = load_architecture(preset);
+    s.architecture = arch;
     s.beta = beta;
     s.context = 131072;
     return test::run_spec(s, "analytic").summary;
   };
-  const auto v4 = table("v4-csa", 11.6944);
-  CHECK(v4.best == doctest::Approx(0.699).epsilon(1e-3));
-  CHECK(v4.worst == doctest::Approx(0.297).epsilon(1e-3));
-  const auto v41 = table("v41-csa", 7.7235);
-  CHECK(v41.best == doctest::Approx(0.95).epsilon(1e-3));
-  CHECK(v41.worst == doctest::Approx(0.8975).epsilon(1e-3));
+  const auto v4 = load_architecture("v4-csa");
+  REQUIRE(v4.fit);
+  const auto v4_table = table(v4, v4.fit->beta);
+  CHECK(v4_table.best == doctest::Approx(0.699).epsilon(1e-3));
+  CHECK(v4_table.worst == doctest::Approx(0.297).epsilon(1e-3));
+  const auto biased = load_architecture(std::string(PHASESIM_SOURCE_DIR) +
+                                        "/experiments/v41-stride2/v41-csa-biased.toml");
+  REQUIRE(biased.fit);
+  const auto v41_table = table(biased, biased.fit->beta);
+  CHECK(v41_table.best == doctest::Approx(0.95).epsilon(1e-3));
+  CHECK(v41_table.worst == doctest::Approx(0.8975).epsilon(1e-3));
+  const auto flat = table(load_architecture("v41-csa"), 4);
+  CHECK(flat.worst == flat.best);  // no bias, one-token needles: no phase to tell apart
+  CHECK((flat.best > 0.1 && flat.best < 0.9));
 }
 
 TEST_CASE("a one-layer architecture is the shorthand: the same model, the same outcomes") {
@@ -397,36 +424,59 @@ TEST_CASE("the analytic engine bounds its work: strides whose lcm leaves too man
   CHECK(test::run_spec(s, "analytic").groups.size() == 8);
 }
 
-// The presets' [fit] tables are the experiments' fits, rounded to 4 decimals: the page and the
-// README read them there, not from copies.
+// The [fit] tables are the experiments' fits, rounded to 4 decimals: the page and the README read
+// them there, not from copies. v4-csa's own fit is experiments/read-path (a)'s two-stage fit
+// (beta, and the layer's index_beta); its one_gate is v4-calibration's one gate with no read path.
 TEST_CASE("the presets' fits are the calibration experiments' fits") {
-  const auto fitted = [](const std::string& file, const char* key) {
+  const auto fitted = [](const std::string& file) {
     std::ifstream in(std::string(PHASESIM_SOURCE_DIR) + "/experiments/" + file);
-    return Json::parse(in)[key];
+    return Json::parse(in);
   };
-  struct Case {
-    const char* preset;
-    const char* fit;       // the preset's own gate
-    const char* one_gate;  // one gate with a learned bias
-  };
-  for (const auto& c : {Case{"v4-csa", "v4-calibration/expected/fit_channels_rho0.json",
-                             "v4-calibration/expected/fit.json"},
-                        Case{"v41-csa", "v41-stride2/expected/fit_w2s2_channels.json",
-                             "v41-stride2/expected/fit_w2s2_logit.json"}}) {
-    CAPTURE(c.preset);
-    const auto arch = load_architecture(c.preset);
-    REQUIRE(arch.fit);
-    CHECK(std::abs(arch.fit->beta - fitted(c.fit, "beta").get<double>()) < 5e-5);
-    CHECK(std::abs(arch.fit->one_gate_beta - fitted(c.one_gate, "beta").get<double>()) < 5e-5);
-    const auto kappa = fitted(c.one_gate, "kappa").get<double>();
-    const auto gate = parse_gate(arch.fit->one_gate, arch.heads.front().geometry.window);
-    const auto reference = parse_gate(fitted(c.one_gate, "gate").get<std::string>(),
-                                      arch.heads.front().geometry.window);
+  const auto check_one_gate = [&](const Architecture& arch, const std::string& file) {
+    const auto one_gate = fitted(file);
+    CHECK(std::abs(arch.fit->one_gate_beta - one_gate["beta"].get<double>()) < 5e-5);
+    const auto window = arch.heads.front().geometry.window;
+    const auto gate = parse_gate(arch.fit->one_gate, window);
+    const auto reference = parse_gate(one_gate["gate"].get<std::string>(), window);
     for (std::size_t s = 0; s < gate.weights.size(); ++s)
       CHECK(gate.weights[s] == doctest::Approx(reference.weights[s]).epsilon(1e-4));
-    CHECK(kappa > 0);
-  }
+    CHECK(one_gate["kappa"].get<double>() > 0);
+  };
+  const auto v4 = load_architecture("v4-csa");
+  REQUIRE(v4.fit);
+  const auto two_stage = fitted("read-path/expected/a_fit.json")["fit"];
+  CHECK(std::abs(v4.fit->beta - two_stage["beta"].get<double>()) < 5e-5);
+  CHECK(std::abs(*v4.heads.front().read_path.index_beta - two_stage["index_beta"].get<double>()) <
+        5e-5);
+  check_one_gate(v4, "v4-calibration/expected/fit.json");
+
+  const auto biased = load_architecture(std::string(PHASESIM_SOURCE_DIR) +
+                                        "/experiments/v41-stride2/v41-csa-biased.toml");
+  REQUIRE(biased.fit);
+  CHECK(std::abs(biased.fit->beta -
+                 fitted("v41-stride2/expected/fit_w2s2_channels.json")["beta"].get<double>()) <
+        5e-5);
+  check_one_gate(biased, "v41-stride2/expected/fit_w2s2_logit.json");
+  CHECK(!load_architecture("v41-csa").fit);  // no bias, no phase: fitted to no table
   CHECK(!load_architecture("nsa").fit);
+}
+
+// A preset fitted to a published table says in its header how to reproduce it (issue 38): a
+// line "# reproduces: phasesim niah --arch NAME --beta B ..." at its [fit] beta.
+TEST_CASE("a fitted preset's header names the command that reproduces its table") {
+  for (const auto& name : architecture_presets()) {
+    const auto arch = load_architecture(name);
+    if (!arch.fit) continue;
+    CAPTURE(name);
+    std::ifstream in(std::string(PHASESIM_SOURCE_DIR) + "/" + arch.file);
+    std::string line, reproduces;
+    while (std::getline(in, line))
+      if (line.starts_with("# reproduces: ")) reproduces = line;
+    REQUIRE(reproduces.starts_with("# reproduces: phasesim niah --arch " + name + " --beta "));
+    const auto beta = reproduces.substr(reproduces.find("--beta ") + 7);
+    CHECK(std::stod(beta) == arch.fit->beta);
+    CHECK(reproduces.find("--needle-tokens 1") != std::string::npos);
+  }
 }
 
 TEST_CASE("a [fit] table needs all four values") {
