@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 #include "phasesim/engines/analytic_engine.hpp"
 #include "phasesim/niah/architecture.hpp"
@@ -116,5 +118,35 @@ TEST_CASE("layer beta: the Monte Carlo engines draw a head of beta b as --beta b
     same.prompts = 16;
     check_same_outcomes(test::run_spec(test::full_vector(few, 16, 0), engine),
                         test::run_spec(test::full_vector(same, 16, noise), engine));
+  }
+}
+
+// presets/v41-flash.toml reproduces V4.1-Flash's table (even 94.7 to 95.3, odd 89.2 to 90.3)
+// with needles of 2 tokens, its ratio-2 layers at --beta and layer 21 at its own beta: the fast
+// engine on the preset against the exact values of its caches' law
+// (experiments/v41-mechanism/preset_fit.py 2.824 4.933: 0.949955 even, 0.897422 odd), a fifth
+// of the header's prompts, pooled by parity.
+TEST_CASE("presets: v41-flash reproduces V4.1-Flash's even/odd table" *
+          doctest::test_suite("statistics")) {
+  std::ifstream file(PHASESIM_SOURCE_DIR "/presets/v41-flash.toml");
+  const std::string text{std::istreambuf_iterator<char>(file), {}};
+  CHECK(text.find("\n# reproduces: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 "
+                  "--prompts 2560\n") != std::string::npos);
+  NiahSpec spec;
+  spec.architecture = load_architecture("v41-flash");
+  spec.beta = 2.824;
+  spec.needle_tokens = 2;
+  spec.prompts = 512;
+  const auto result = test::run_spec(spec, "fast");
+  REQUIRE(result.groups.size() == 8);
+  for (const int parity : {0, 1}) {
+    CAPTURE(parity);
+    std::int64_t successes = 0, trials = 0;
+    for (std::size_t g = static_cast<std::size_t>(parity); g < 8; g += 2) {
+      successes += result.groups[g].successes.value_or(0);
+      trials += result.groups[g].trials.value_or(0);
+    }
+    test::check_near_exact(static_cast<double>(successes) / static_cast<double>(trials),
+                           parity == 0 ? 0.949955 : 0.897422, trials);
   }
 }
