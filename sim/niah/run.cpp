@@ -25,8 +25,8 @@ void check_dim_beta(const NiahModel& m, const std::optional<double>& beta, const
 }
 
 // What the read paths need beyond validate_read_path's checks of each value: one per head, an
-// index gate of the head's window, a window and a needle within the context, an index beta and
-// a head's beta the full-vector model can give.
+// index gate of the head's window, a window and a needle within the context, an index beta the
+// full-vector model can give (a head's own beta: read_paths, where its file names it).
 void validate_read_paths(const NiahModel& m) {
   require(m.read_paths.empty() || m.read_paths.size() == m.gates.size(),
           "invalid model (" + counted(m.read_paths.size(), "read path") + " for " +
@@ -48,7 +48,6 @@ void validate_read_paths(const NiahModel& m) {
             "invalid --sliding-window " + std::to_string(path.sliding_window) +
                 " (must be at most the context, " + std::to_string(m.context) + ")");
     check_dim_beta(m, path.index_beta, "--index-beta", "the indexer's");
-    check_dim_beta(m, path.beta, "head " + std::to_string(h + 1) + "'s beta", "a layer's");
   }
 }
 
@@ -235,7 +234,12 @@ std::vector<ReadPath> read_paths(const NiahSpec& spec, const NiahModel& m) {
   } else {
     for (int h = 0; h < m.heads(); ++h) {
       const auto mine = command_read_paths(spec, 1, m.geometry(h).window).front();
-      values.push_back(spec.architecture->heads[static_cast<std::size_t>(h)].read_path.over(mine));
+      const auto& head = spec.architecture->heads[static_cast<std::size_t>(h)];
+      values.push_back(head.read_path.over(mine));
+      check_dim_beta(m, head.read_path.beta,
+                     spec.architecture->file + ": layer " + std::to_string(head.layer) + ", head " +
+                         std::to_string(head.head) + ": beta",
+                     "a layer's");
     }
   }
   std::vector<ReadPath> paths;

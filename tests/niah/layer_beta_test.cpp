@@ -77,8 +77,8 @@ TEST_CASE("layer beta: read, checked, shown and written back") {
                        "invalid a.toml: layer 1: beta must be a number", InputError);
   // The full-vector model gives a beta up to sqrt(d).
   CHECK_THROWS_WITH_AS(make_run(test::full_vector(spec_of(arch, 3), 9, 0)),
-                       "invalid head 3's beta 4 with --dim 9 (a layer's beta is sqrt(d / (1 + "
-                       "sigma^2)), in (0, sqrt(d)] = (0, 3])",
+                       "invalid test.toml: layer 2, head 2: beta 4 with --dim 9 (a layer's beta "
+                       "is sqrt(d / (1 + sigma^2)), in (0, sqrt(d)] = (0, 3])",
                        InputError);
 }
 
