@@ -179,9 +179,9 @@ void AnalyticEngine::check(const niah::NiahModel& model) const {
   // they have one query, in the standardized channel and without query noise.
   for (int h = 0; h < model.heads(); ++h) {
     require(!(model.shares_cache(h) && model.full_vector() && model.head_query_noise(h) > 0),
-            "invalid --engine analytic: query heads that share a cache (query_heads) with "
-            "--query-noise have correlated logits the analytic channel does not compute; use "
-            "--engine full");
+            "invalid --engine analytic: query heads that share a cache (query_heads) with query "
+            "noise (--query-noise, or a layer's beta below sqrt(d)) have correlated logits the "
+            "analytic channel does not compute; use --engine full");
   }
   check_read_path(model);
   // The report combines heads per class of needle positions modulo the strides' lcm: bound
