@@ -76,8 +76,7 @@ struct ReadPathOptions {
 void validate_read_path(const ReadPathValues& values, const std::string& where = "");
 
 /// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink", "beta"}, each
-/// where set
-/// (the index gate as its spec): what a report says of a head's read path.
+/// where set (the index gate as its spec): what a report says of a head's read path.
 Json read_path_json(const ReadPath& path);
 
 }  // namespace phasesim::niah
