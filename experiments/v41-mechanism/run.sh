@@ -36,6 +36,8 @@ if [[ ${VARIANT:-} != quick ]]; then
   # (c) Needles of 2 and 3 tokens aligned or straddling (closed form), and the table from a
   # ratio-2 cache with 2-token needles and a flat cache.
   "$PYTHON" mechanism.py "$OUT" needles
+  # The same on presets/v41-flash.toml's own stack (selection, window, sink): its two betas.
+  "$PYTHON" preset_fit.py "$OUT" >/dev/null
   # (d) Content noise with 2-token needles (full engine: the read of several tokens with
   # content noise has no exact fast path), at d = 16 (beta about 4, as in (c)), 8K tokens.
   for tau in 0 0.5 1; do

@@ -98,7 +98,7 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
   const auto& path = m.read_path(h);
   const auto& gate = m.gates[static_cast<std::size_t>(h)];
-  const double beta = m.beta_effective();
+  const double beta = m.head_beta(h);
   channel::TwoStageRest rest;
   rest.top_k = path.top_k.value_or(m.entries(h));
   rest.sink = path.sink;
@@ -130,7 +130,7 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
 HeadSuccess plain_success(const niah::NiahModel& m, int h) {
   HeadSuccess head;
   head.far = channel::phase_success(m.geometry(h), m.gates[static_cast<std::size_t>(h)],
-                                    m.beta_effective(), m.entries(h), m.split_rho(h));
+                                    m.head_beta(h), m.entries(h), m.split_rho(h));
   head.far_selected.assign(head.far.size(), 1.0);
   head.window = head.far;
   head.window_selected = head.far_selected;
@@ -157,12 +157,13 @@ bool same_read(const niah::NiahModel& m, int a, int b) {
          same_pooling(m.index_gate(a), m.index_gate(b));
 }
 
-// True when heads a and b give the same P by phase: one geometry, gate, projection and read.
+// True when heads a and b give the same P by phase: one geometry, gate, projection, beta and
+// read.
 bool same_head(const niah::NiahModel& m, int a, int b) {
   const auto& x = m.geometry(a);
   const auto& y = m.geometry(b);
   return x.window == y.window && x.stride == y.stride && x.offset == y.offset &&
-         m.split_rho(a) == m.split_rho(b) &&
+         m.split_rho(a) == m.split_rho(b) && m.head_beta(a) == m.head_beta(b) &&
          same_pooling(m.gates[static_cast<std::size_t>(a)], m.gates[static_cast<std::size_t>(b)]) &&
          same_read(m, a, b);
 }
@@ -177,10 +178,10 @@ void AnalyticEngine::check(const niah::NiahModel& model) const {
   // Query heads of one cache combine as one head (one Bernoulli, all their votes): exact where
   // they have one query, in the standardized channel and without query noise.
   for (int h = 0; h < model.heads(); ++h) {
-    require(!(model.shares_cache(h) && model.full_vector() && model.query_noise > 0),
-            "invalid --engine analytic: query heads that share a cache (query_heads) with "
-            "--query-noise have correlated logits the analytic channel does not compute; use "
-            "--engine full");
+    require(!(model.shares_cache(h) && model.full_vector() && model.head_query_noise(h) > 0),
+            "invalid --engine analytic: query heads that share a cache (query_heads) with query "
+            "noise (--query-noise, or a layer's beta below sqrt(d)) have correlated logits the "
+            "analytic channel does not compute; use --engine full");
   }
   check_read_path(model);
   // The report combines heads per class of needle positions modulo the strides' lcm: bound

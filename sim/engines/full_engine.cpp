@@ -61,9 +61,8 @@ FullVectorRead read_of(const niah::NiahModel& model, int h, const FullVectorHead
   read.index.content_noise = 0;
   read.index.split_rho = 1;
   const double beta = model.index_beta(h);
-  read.index.query_noise = path.index_beta
-                               ? std::sqrt(std::max(0.0, *model.dim / (beta * beta) - 1))
-                               : model.query_noise;
+  read.index.query_noise =
+      path.index_beta ? std::sqrt(std::max(0.0, *model.dim / (beta * beta) - 1)) : head.query_noise;
   return read;
 }
 
@@ -81,7 +80,7 @@ FullVectorHeads full_vector_heads(const niah::NiahModel& model) {
     const auto i = static_cast<std::size_t>(h);
     const auto& gate = model.gates[i];
     list.heads.push_back({model.geometry(h), gate.weights.data(), model.entries(h), *model.dim,
-                          model.query_noise, model.content_noise, model.rms_norm,
+                          model.head_query_noise(h), model.content_noise, model.rms_norm,
                           static_cast<int>(gate.channels.size()), list.group_gates[i].data(),
                           list.group_ends[i].data(), model.split_rho(h), model.key_head(h)});
     list.reads.push_back(

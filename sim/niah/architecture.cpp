@@ -54,7 +54,7 @@ struct HeadValues {
 const std::vector<std::string> kHeadKeys = {
     "window",     "stride",      "offset",         "gate",       "channels",
     "split_rho",  "query_heads", "top_k",          "index_gate", "index_channels",
-    "index_beta", "index_rho",   "sliding_window", "sink"};
+    "index_beta", "index_rho",   "sliding_window", "sink",       "beta"};
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
                 const Where& where) {
@@ -159,6 +159,7 @@ HeadValues read_values(const toml::table& table, const Where& where) {
   read.index_rho = number(table, "index_rho", where);
   read.sliding_window = integer(table, "sliding_window", where);
   read.sink = number(table, "sink", where);
+  read.beta = number(table, "beta", where);
   validate_read_path(read, where.text() + ": ");
   return {integer(table, "window", where),
           integer(table, "stride", where),

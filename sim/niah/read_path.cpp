@@ -31,7 +31,8 @@ ReadPathValues ReadPathValues::over(const ReadPathValues& fallback) const {
           either(index_beta, fallback.index_beta),
           either(index_rho, fallback.index_rho),
           either(sliding_window, fallback.sliding_window),
-          either(sink, fallback.sink)};
+          either(sink, fallback.sink),
+          either(beta, fallback.beta)};
 }
 
 ReadPath ReadPathValues::resolve() const {
@@ -40,11 +41,12 @@ ReadPath ReadPathValues::resolve() const {
           index_beta,
           index_rho.value_or(0.0),
           static_cast<int>(sliding_window.value_or(0)),
-          sink};
+          sink,
+          beta};
 }
 
 bool ReadPathValues::empty() const {
-  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink;
+  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink && !beta;
 }
 
 void validate_read_path(const ReadPathValues& v, const std::string& where) {
@@ -68,6 +70,9 @@ void validate_read_path(const ReadPathValues& v, const std::string& where) {
   if (v.sink && !std::isfinite(*v.sink)) {
     refuse(where, "sink", format_number(*v.sink), "must be a finite number");
   }
+  if (v.beta && !(std::isfinite(*v.beta) && *v.beta >= 0)) {
+    refuse(where, "beta", format_number(*v.beta), "must be finite and >= 0");
+  }
 }
 
 Json read_path_json(const ReadPath& path) {
@@ -78,6 +83,7 @@ Json read_path_json(const ReadPath& path) {
   if (path.index_rho != 0) json["index_rho"] = path.index_rho;
   if (path.sliding_window > 0) json["sliding_window"] = path.sliding_window;
   if (path.sink) json["sink"] = *path.sink;
+  if (path.beta) json["beta"] = *path.beta;
   return json;
 }
 

@@ -13,9 +13,20 @@ namespace {
 
 constexpr int kMaxDim = 65536;
 
+// A beta the full-vector model can give (sqrt(d / (1 + sigma^2)) is at most sqrt(d)).
+void check_dim_beta(const NiahModel& m, const std::optional<double>& beta, const std::string& what,
+                    const std::string& whose) {
+  const double root = m.dim ? std::sqrt(static_cast<double>(*m.dim)) : 0.0;
+  require(!(m.dim && beta && !(*beta > 0 && *beta <= root)),
+          "invalid " + what + " " + format_number(beta.value_or(0)) + " with --dim " +
+              std::to_string(m.dim.value_or(0)) + " (" + whose +
+              " beta is sqrt(d / (1 + sigma^2)), in (0, sqrt(d)] = (0, " + format_number(root) +
+              "])");
+}
+
 // What the read paths need beyond validate_read_path's checks of each value: one per head, an
 // index gate of the head's window, a window and a needle within the context, an index beta the
-// full-vector model can give (sqrt(d / (1 + sigma^2)) is at most sqrt(d)).
+// full-vector model can give (a head's own beta: read_paths, where its file names it).
 void validate_read_paths(const NiahModel& m) {
   require(m.read_paths.empty() || m.read_paths.size() == m.gates.size(),
           "invalid model (" + counted(m.read_paths.size(), "read path") + " for " +
@@ -36,12 +47,7 @@ void validate_read_paths(const NiahModel& m) {
     require(path.sliding_window <= m.context,
             "invalid --sliding-window " + std::to_string(path.sliding_window) +
                 " (must be at most the context, " + std::to_string(m.context) + ")");
-    const double root = m.dim ? std::sqrt(static_cast<double>(*m.dim)) : 0.0;
-    require(!(m.dim && path.index_beta && !(*path.index_beta > 0 && *path.index_beta <= root)),
-            "invalid --index-beta " + format_number(path.index_beta.value_or(0)) + " with --dim " +
-                std::to_string(m.dim.value_or(0)) +
-                " (the indexer's beta is sqrt(d / (1 + sigma^2)), in (0, sqrt(d)] = (0, " +
-                format_number(root) + "])");
+    check_dim_beta(m, path.index_beta, "--index-beta", "the indexer's");
   }
 }
 
@@ -85,8 +91,18 @@ const Gate& NiahModel::index_gate(int head) const {
   return path.index_gate ? *path.index_gate : gates[static_cast<std::size_t>(head)];
 }
 
+double NiahModel::head_beta(int head) const {
+  return read_path(head).beta.value_or(beta_effective());
+}
+
+double NiahModel::head_query_noise(int head) const {
+  const auto& own = read_path(head).beta;
+  if (!dim || !own) return query_noise;
+  return std::sqrt(std::max(0.0, *dim / (*own * *own) - 1));
+}
+
 double NiahModel::index_beta(int head) const {
-  return read_path(head).index_beta.value_or(beta_effective());
+  return read_path(head).index_beta.value_or(head_beta(head));
 }
 
 int NiahModel::max_window() const {
@@ -193,7 +209,8 @@ bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
 // the heads (random:SEED as --heads replicates --gates), or one per head.
 std::vector<ReadPathValues> command_read_paths(const NiahSpec& spec, int heads, int window) {
   const auto& o = spec.read;
-  ReadPathValues values{o.top_k, std::nullopt, o.index_beta, o.index_rho, o.sliding_window, o.sink};
+  ReadPathValues values{o.top_k,          std::nullopt, o.index_beta, o.index_rho,
+                        o.sliding_window, o.sink,       std::nullopt};
   validate_read_path(values);
   std::vector<ReadPathValues> list(static_cast<std::size_t>(heads), values);
   if (!o.index_gates) return list;
@@ -217,7 +234,12 @@ std::vector<ReadPath> read_paths(const NiahSpec& spec, const NiahModel& m) {
   } else {
     for (int h = 0; h < m.heads(); ++h) {
       const auto mine = command_read_paths(spec, 1, m.geometry(h).window).front();
-      values.push_back(spec.architecture->heads[static_cast<std::size_t>(h)].read_path.over(mine));
+      const auto& head = spec.architecture->heads[static_cast<std::size_t>(h)];
+      values.push_back(head.read_path.over(mine));
+      check_dim_beta(m, head.read_path.beta,
+                     spec.architecture->file + ": layer " + std::to_string(head.layer) + ", head " +
+                         std::to_string(head.head) + ": beta",
+                     "a layer's");
     }
   }
   std::vector<ReadPath> paths;

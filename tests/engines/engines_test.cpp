@@ -541,20 +541,20 @@ TEST_CASE("engines refuse what they cannot do exactly, naming one that can") {
   s.architecture = architecture(kSharedCache);
   CHECK_THROWS_WITH(run_spec(s, "fast"),
                     "invalid --engine fast: head 0 shares its cache with other query heads, and "
-                    "with --query-noise their logits are correlated through the keys, which fast "
-                    "has no exact path for; use --engine full (without query noise they attend "
-                    "alike)");
+                    "with query noise (--query-noise, or a layer's beta below sqrt(d)) their "
+                    "logits are correlated through the keys, which fast has no exact path for; "
+                    "use --engine full (without query noise they attend alike)");
   s.read.top_k = 8;  // the read path's paths too (they gave each query head its own keys)
   CHECK_THROWS_WITH(run_spec(s, "fast"),
                     "invalid --engine fast: head 0 shares its cache with other query heads, and "
-                    "with --query-noise their logits are correlated through the keys, which fast "
-                    "has no exact path for; use --engine full (without query noise they attend "
-                    "alike)");
+                    "with query noise (--query-noise, or a layer's beta below sqrt(d)) their "
+                    "logits are correlated through the keys, which fast has no exact path for; "
+                    "use --engine full (without query noise they attend alike)");
   s.read.top_k.reset();
   CHECK_THROWS_WITH(run_spec(s, "analytic"),
                     "invalid --engine analytic: query heads that share a cache (query_heads) with "
-                    "--query-noise have correlated logits the analytic channel does not compute; "
-                    "use --engine full");
+                    "query noise (--query-noise, or a layer's beta below sqrt(d)) have correlated "
+                    "logits the analytic channel does not compute; use --engine full");
   s.architecture.reset();
   s.rms_norm = true;
   s.gates = "channels:onehot:7|onehot:6";

@@ -182,11 +182,11 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
        "gate, channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
-       "index_rho, sliding_window, sink)"},
+       "index_rho, sliding_window, sink, beta)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
        "channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
-       "index_rho, sliding_window, sink, heads, kind, window_only, shares)"},
+       "index_rho, sliding_window, sink, beta, heads, kind, window_only, shares)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),

@@ -21,7 +21,8 @@
 //   channels = [{ gate = "onehot:7", share = 0.5 }, { gate = "onehot:3", share = 0.5 }]
 //   top_k = 512                # the read path (read_path.hpp, MODEL.md section 10), per layer
 //   sliding_window = 128       # or head: top_k, index_gate (or index_channels, as channels),
-//                              # index_beta, index_rho, sliding_window, sink
+//                              # index_beta, index_rho, sliding_window, sink; and beta,
+//                              # the attention's own (unset: --beta)
 //   kind = "CSA"               # a label: coverage and reports count the layers by kind
 //   [[layer]]                  # a layer that reads an earlier layer's cache (V4.1, MODEL.md
 //   shares = 3                 # section 9): layer 3's heads, cache and read path, computed

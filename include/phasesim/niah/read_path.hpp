@@ -23,10 +23,12 @@ inline constexpr std::int64_t kMaxTopK = std::int64_t{1} << 24;
 struct ReadPath {
   std::optional<std::int64_t> top_k;  ///< stage 1 keeps the k best entries; unset: all of them
   std::optional<Gate> index_gate;     ///< the selection score's gate; unset: the head's gate
-  std::optional<double> index_beta;   ///< its signal strength; unset: the model's beta
+  std::optional<double> index_beta;   ///< its signal strength; unset: the head's beta (below)
   double index_rho = 0;               ///< correlation of an entry's selection and attention logits
   int sliding_window = 0;             ///< the last N tokens also read raw, one entry each
   std::optional<double> sink;         ///< a stage-2 competitor with this standardized logit
+  /// Stage 2's signal strength (its layer's own projections); unset: the model's beta.
+  std::optional<double> beta;
 
   /// True when stage 1 drops some of `entries` entries.
   bool selects(std::int64_t entries) const { return top_k && *top_k < entries; }
@@ -45,6 +47,7 @@ struct ReadPathValues {
   std::optional<double> index_rho;
   std::optional<std::int64_t> sliding_window;
   std::optional<double> sink;
+  std::optional<double> beta;  ///< only from a file: the command line's --beta is the model's
 
   /// These values where set, else those of `fallback`.
   ReadPathValues over(const ReadPathValues& fallback) const;
@@ -67,13 +70,13 @@ struct ReadPathOptions {
 
 /// Throws InputError unless every set value is allowed, whatever the context: --top-k at
 /// least 1 (and at most kMaxTopK), --index-rho in [-1, 1], --index-beta finite and >= 0,
-/// --sliding-window >= 0, --sink finite. `where` prefixes the option's name in messages ("" on
-/// the command line: "invalid --top-k 0 (...)"; "a.toml: layer 2: " in a file: "invalid
-/// a.toml: layer 2: top_k 0 (...)", keys then named as the file writes them).
+/// --sliding-window >= 0, --sink finite, beta finite and >= 0. `where` prefixes the option's name
+/// in messages ("" on the command line: "invalid --top-k 0 (...)"; "a.toml: layer 2: " in a file:
+/// "invalid a.toml: layer 2: top_k 0 (...)", keys then named as the file writes them).
 void validate_read_path(const ReadPathValues& values, const std::string& where = "");
 
-/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink"}, each where set
-/// (the index gate as its spec): what a report says of a head's read path.
+/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink", "beta"}, each
+/// where set (the index gate as its spec): what a report says of a head's read path.
 Json read_path_json(const ReadPath& path);
 
 }  // namespace phasesim::niah

@@ -68,7 +68,7 @@ struct NiahModel {
   }
   /// The head whose outcome `head` repeats in every trial: its cache's first query head when
   /// no query noise tells the query heads apart (they attend alike), itself otherwise.
-  int alike_head(int head) const { return query_noise > 0 ? head : key_head(head); }
+  int alike_head(int head) const { return head_query_noise(head) > 0 ? head : key_head(head); }
   /// The heads an engine scans: those that are their own alike_head, in order.
   std::vector<int> scanned_heads() const;
   /// True when some other head reads the same cache as `head`.
@@ -88,7 +88,13 @@ struct NiahModel {
   bool plain() const;
   /// The gate of a head's selection score: its index gate, or its own gate.
   const Gate& index_gate(int head) const;
-  /// The selection score's beta: the head's index beta, or beta_effective().
+  /// The attention's beta of a head: its read path's (its layer's own projections), or
+  /// beta_effective().
+  double head_beta(int head) const;
+  /// sigma_q of a head in the full-vector model: the one that gives its own beta
+  /// (sigma^2 = d / beta^2 - 1), or query_noise.
+  double head_query_noise(int head) const;
+  /// The selection score's beta: the head's index beta, or head_beta(head).
   double index_beta(int head) const;
 };
 

@@ -29,7 +29,7 @@ bool sample_channel(const Sampler& s, const Head& h, const Trial& t, Workspace& 
         sd = split.sd;
       }
     }
-    best = std::max(best, s.beta() * u + sd * ws.normals[i]);
+    best = std::max(best, h.beta * u + sd * ws.normals[i]);
   }
   const double distractors =
       max_of_normals(h.entries - m, s.stream(t, Stream::distractor).uniform_pair(0, 0).x);

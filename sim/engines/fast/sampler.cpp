@@ -7,8 +7,7 @@
 
 namespace phasesim::engines::fast {
 
-Sampler::Sampler(const niah::NiahModel& model)
-    : model_(model), dim_(model.dim.value_or(0)), beta_(model.beta_effective()) {
+Sampler::Sampler(const niah::NiahModel& model) : model_(model), dim_(model.dim.value_or(0)) {
   // Only the heads the engine scans are planned: the others repeat their alike head's
   // outcome (run_trials), and a stack's thousands of query heads cost more to plan than to scan.
   for (int h = 0; h < model.heads(); ++h) {
@@ -28,6 +27,8 @@ Head Sampler::plan_head(int head) const {
   h.support = support_of(gate);
   h.norm = norm_of(h.weights.data(), static_cast<int>(h.weights.size()));
   h.tau = h.support.size() > 1 ? model_.content_noise : 0.0;  // a one-slot gate cannot move
+  h.beta = model_.head_beta(head);
+  h.query_noise = model_.head_query_noise(head);
   if (h.path == Path::streaming_rms) plan_frame(h, dim_);
   h.split_rho = model_.split_rho(head);
   h.split_rest = std::sqrt((1 - h.split_rho) * (1 + h.split_rho));
@@ -47,7 +48,7 @@ Head Sampler::plan_head(int head) const {
     h.index_gate_groups = grouped_gate(h.index_gate, g, h.entries, dim_);
     const double beta = model_.index_beta(head);
     h.index_noise =
-        h.read.index_beta ? std::sqrt(std::max(0.0, dim_ / (beta * beta) - 1)) : model_.query_noise;
+        h.read.index_beta ? std::sqrt(std::max(0.0, dim_ / (beta * beta) - 1)) : h.query_noise;
   }
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const auto w = renormalized_weights(gate, g.first_existing_slot(j));
@@ -146,8 +147,8 @@ RandomStream Sampler::stream(const Trial& t, Stream kind) const {
 
 Query Sampler::sample_query(const Trial& t, Workspace& ws) const {
   const auto keys = stream(t, Stream::key);
-  generate_query(keys, stream(t, Stream::query_noise), t.needle, dim_, model_.query_noise,
-                 ws.query.data());
+  const double noise = heads_[static_cast<std::size_t>(t.head)].query_noise;
+  generate_query(keys, stream(t, Stream::query_noise), t.needle, dim_, noise, ws.query.data());
   generate_key(keys, t.needle, dim_, ws.key.data());
   const double norm = ws.query.norm();
   return {norm, std::sqrt(static_cast<double>(dim_)) * ws.query.dot(ws.key) / norm};

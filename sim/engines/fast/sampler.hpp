@@ -72,6 +72,8 @@ struct Head {
   std::vector<int> support;                   ///< slots with g_s > 0
   double norm = 0;                            ///< ||g||
   double tau = 0;                             ///< content noise; 0 when it cannot move the gate
+  double beta = 0;                            ///< its beta (NiahModel::head_beta)
+  double query_noise = 0;                     ///< its sigma_q (NiahModel::head_query_noise)
   std::vector<double> boundary_norms;         ///< ||g_j|| of entries with slots before position 0
   std::int64_t empty_boundary = 0;            ///< boundary entries that pool nothing
   // streaming_rms: the frame's size, what a position draws (its frame coordinates at most
@@ -177,8 +179,6 @@ class Sampler {
   }
 
   int dim() const { return dim_; }  ///< d, or 0 in the standardized channel
-  double query_noise() const { return model_.query_noise; }
-  double beta() const { return beta_; }
   RandomStream stream(const Trial& t, Stream kind) const;
   Query sample_query(const Trial& t, Workspace& ws) const;
   void sample_groups(const Head& h, const Trial& t, Workspace& ws) const;
@@ -192,7 +192,6 @@ class Sampler {
 
   niah::NiahModel model_;
   int dim_;
-  double beta_;
   std::vector<Head> heads_;
 };
 

@@ -76,11 +76,12 @@ Path path_for(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
   // Before the read path's paths too: they draw each query head's keys on their own.
-  if (model.shares_cache(head) && model.full_vector() && model.query_noise > 0) {
+  if (model.shares_cache(head) && model.full_vector() && model.head_query_noise(head) > 0) {
     throw InputError("invalid --engine fast: head " + std::to_string(head) +
-                     " shares its cache with other query heads, and with --query-noise their "
-                     "logits are correlated through the keys, which fast has no exact path "
-                     "for; use --engine full (without query noise they attend alike)");
+                     " shares its cache with other query heads, and with query noise "
+                     "(--query-noise, or a layer's beta below sqrt(d)) their logits are "
+                     "correlated through the keys, which fast has no exact path for; use "
+                     "--engine full (without query noise they attend alike)");
   }
   if (!model.plain(head)) return read_path_for(model, head, noisy);
   if (gate.per_channel()) return channels_path(model, head, noisy);

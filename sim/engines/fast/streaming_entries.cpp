@@ -24,8 +24,8 @@ bool sample_streaming_entries(const Sampler& s, const Head& h, const Trial& t, W
     if (g.holds(j, t.needle)) {
       const auto slot = static_cast<int>(t.needle - g.position(j, 0));
       ws.token[slot] = slot < h.older_slots
-                           ? h.split_rho * s.beta() + h.split_rest * s.split_normal(t, slot)
-                           : s.beta();
+                           ? h.split_rho * h.beta + h.split_rest * s.split_normal(t, slot)
+                           : h.beta;
     }
     entry_gate(h.weights.data(), g.window, 0, h.tau, ws.xi.data(), ws.gate.data());
     double logit = 0;

@@ -48,8 +48,7 @@ double place_logit(const NeedleLaws& laws, const NeedlePlace& place,
 // visible entries (stage 1 by their order statistics) and the window's haystack tokens.
 TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Workspace& ws) {
   const int n = h.needle_tokens;
-  needle_laws(h.geometry, h.gate, h.split_rho, s.beta(), t.needle, n, h.entries, h.raw_from,
-              ws.laws);
+  needle_laws(h.geometry, h.gate, h.split_rho, h.beta, t.needle, n, h.entries, h.raw_from, ws.laws);
   const std::int64_t nowhere = h.raw_from + h.read.sliding_window;  // the index reads no raw token
   needle_laws(h.geometry, h.index_gate, 1.0, h.index_beta, t.needle, n, h.entries, nowhere,
               ws.index_laws);

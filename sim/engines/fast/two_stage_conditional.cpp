@@ -129,7 +129,7 @@ TwoStage sample_two_stage_conditional(const Sampler& s, const Head& h, const Tri
   const int n = h.needle_tokens;
   const int dim = s.dim();
   const auto attention = side_of(s.stream(t, Stream::key), s.stream(t, Stream::query_noise),
-                                 t.needle, n, dim, s.query_noise(), h.attention_gate, ws);
+                                 t.needle, n, dim, h.query_noise, h.attention_gate, ws);
   const auto index = side_of(s.stream(t, Stream::index_key), s.stream(t, Stream::index_noise),
                              t.needle, n, dim, h.index_noise, h.index_gate_groups, ws);
   const auto& g = h.geometry;
