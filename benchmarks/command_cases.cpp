@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "phasesim/engines/plan.hpp"
+#include "phasesim/frontier/frontier.hpp"
 #include "phasesim/niah/architecture.hpp"
 #include "phasesim/theorems/commands.hpp"
 
@@ -168,6 +169,33 @@ std::vector<CommandCase> command_cases() {
   check_cases(cases);
   analytic_cases(cases);
   engine_cases(cases);
+  return cases;
+}
+
+// The README's space (ratios 4, 16, 128; overlaps 1, 2; gates uniform, last, spread; top-k 0,
+// 512; no sliding window: 36 designs) at each context without the presets (whose set changes
+// as presets are added) and, at 128k, with them: what `frontier --context 131072` waits for.
+std::vector<CommandCase> frontier_cases() {
+  std::vector<CommandCase> cases;
+  auto engines = std::make_shared<const engines::EngineRegistry>(engines::builtin_engines());
+  for (const auto& [context, presets] : {std::pair<std::int64_t, bool>{32768, false},
+                                         {131072, false},
+                                         {1048576, false},
+                                         {131072, true}}) {
+    frontier::FrontierSpec spec;
+    spec.model.context = context;
+    spec.space.sliding_windows = {0};
+    spec.presets = presets;
+    auto plan = std::make_shared<const frontier::FrontierPlan>(
+        frontier::prepare_frontier(spec, *engines, 1));
+    cases.push_back({name_of("Frontier", {{"L", context}, {"presets", presets ? 1 : 0}}),
+                     [plan] { return plan->estimate; },
+                     [engines, plan] {
+                       return frontier::frontier_document(
+                                  *plan, frontier::run_frontier(*plan, Parallel{1}))
+                           .size();
+                     }});
+  }
   return cases;
 }
 

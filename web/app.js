@@ -1,7 +1,7 @@
-// The teaching page: five panels over window.phasesim (phasesim.js). Every number shown comes
-// from a phasesim document; this file only gathers the controls into command options, draws
-// the documents, and keeps every control in the address (#key=value&...), so that a link
-// reopens the page as it was.
+// The teaching page: six panels over window.phasesim (phasesim.js; the frontier's panel is in
+// frontier.js). Every number shown comes from a phasesim document; this file only gathers the
+// controls into command options, draws the documents, and keeps every control in the address
+// (#key=value&...), so that a link reopens the page as it was.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -481,6 +481,7 @@ async function main() {
   model.loadHeads();
   const panels = {
     geometry: geometryPanel(), niah: niahPanel(), t1: t1Panel(), t2: t2Panel(), t3: t3Panel(),
+    frontier: frontierPanel(),
   };
   // The geometry and the table at once; the theorem panels (an optimization, a training run:
   // seconds) once a slider has rested for a moment, after the browser has drawn the rest.
@@ -510,6 +511,7 @@ async function main() {
   }
   for (const id of ["t2-init", "t2-steps", "t2-at", "t2-weights"]) bind(id, () => panels.t2.update(), "change");
   for (const id of ["t3-max", "t3-success"]) bind(id, () => panels.t3.update());
+  for (const id of ["f-context", "f-floor"]) bind(id, () => panels.frontier.update());
   $("n-add-head").addEventListener("click", () => {
     if (model.heads.length >= 8) return;
     model.heads.push(model.logits([]));
@@ -533,6 +535,7 @@ async function main() {
   });
   lookLines();
   geometryChanged();
+  soon(panels.frontier); // its own controls only: the sliders above do not change it
 }
 
 main();

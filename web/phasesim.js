@@ -44,13 +44,15 @@
   }
 
   // {max_logit_step: 0.1, rms_norm: true, heads: [4, 8]} -> --max-logit-step 0.1 --rms-norm
-  // --heads 4,8: the command line a call stands for, as a user would type it.
+  // --heads 4,8: the command line a call stands for, as a user would type it. A list of words
+  // (gate_families: ["uniform", "last"]) is one word each: a gate spec holds commas.
   function commandLine(command, options) {
     const words = ["phasesim", ...command.split(" ")];
     for (const [key, value] of Object.entries(options || {})) {
       if (value === false || value === null || value === undefined) continue;
       const option = "--" + key.replace(/_/g, "-");
       if (value === true) words.push(option);
+      else if (Array.isArray(value) && value.some((v) => typeof v === "string")) words.push(option, ...value);
       else words.push(option, Array.isArray(value) ? value.join(",") : String(value));
     }
     return words.join(" ");
@@ -74,6 +76,7 @@
     phaseDiagram: (options) => run("phase-diagram", options),
     dynamics: (options) => run("dynamics", options),
     diversity: (options) => run("diversity", options),
+    frontier: (options) => run("frontier", options),
     theorem: (name, options) => run("theorem " + name, options),
     /// The first `entries` entries over the tokens: each slot's position and phase, and each
     /// token's phase, as the library's geometry has them.

@@ -189,6 +189,43 @@ def test_diagnose_from_a_file_a_dataframe_and_a_dict():
             assert result == expected
 
 
+
+# diagnose under the read path (issue 38): its refusals are the CLI's lines, and a fit by the
+# two-stage success (W = S = 4, top 4 of 16 entries, an 8-token window) is the CLI's document.
+DIAGNOSE_TABLE = "group,successes,trials\n0,60,64\n1,30,64\n2,40,64\n3,50,64\n"
+DIAGNOSE_REFUSALS = [dict(top_k=0), dict(sliding_window=-1), dict(needle_tokens=2)]
+
+
+def _cli_arguments(kwargs):
+    return [word for key, value in kwargs.items()
+            for word in ("--" + key.replace("_", "-"), str(value))]
+
+
+@pytest.mark.parametrize("kwargs", DIAGNOSE_REFUSALS, ids=lambda k: str(k))
+def test_diagnose_read_path_refusal_is_the_cli_line(kwargs):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "table.csv")
+        with open(path, "w") as f:
+            f.write(DIAGNOSE_TABLE)
+        run = subprocess.run([CLI, "diagnose", path, *_cli_arguments(kwargs)],
+                             capture_output=True, text=True)
+        assert run.returncode == 2 and run.stdout == ""
+        with pytest.raises(ValueError) as error:
+            phasesim.diagnose(path, **kwargs)
+        assert str(error.value) + "\n" == run.stderr
+
+
+def test_diagnose_read_path_fit_is_the_cli_document():
+    kwargs = dict(window=4, stride=4, context=64, top_k=4, sliding_window=8, replicates=99, seed=3)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "table.csv")
+        with open(path, "w") as f:
+            f.write(DIAGNOSE_TABLE)
+        document = cli_document(["diagnose", path, *_cli_arguments(kwargs)])
+        result = phasesim.diagnose(path, **kwargs)
+    assert document["top_k"] == 4 and document["sliding_window"] == 8
+    assert_same(result, document)
+
 def test_to_frame():
     pytest.importorskip("pandas")
     r = phasesim.niah(window=8, stride=4, beta=4.0, prompts=16, context=4096, knockout=None)

@@ -43,7 +43,8 @@ double phase_success(const channel::PhaseSlots& slots, double u, double beta,
                            : channel::phase_success_at(slots, u, beta, input.entries);
 }
 
-PhaseCurve::PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input)
+PhaseCurve::PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input,
+                       const Parallel& parallel)
     : max_u_(1 / std::sqrt(static_cast<double>(std::max(1, slots.weighted)))) {
   if (!input.read_path()) {
     plain_.emplace(slots, beta, input.entries);
@@ -51,10 +52,13 @@ PhaseCurve::PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitI
   }
   const int nodes = node_count(beta);
   const double top = std::asin(max_u_);
-  std::vector<double> values;
-  for (int j = 0; j < nodes; ++j) {
-    values.push_back(read_path_success_at(slots, std::sin(top * j / (nodes - 1)), beta, input));
-  }
+  std::vector<double> values(static_cast<std::size_t>(nodes));
+  // Each node on its own: parallel_for (this process), not parallel_map, whose MPI job split
+  // needs every rank at the call. The caller's stop, not its progress (which counts its items).
+  parallel_for(Parallel{parallel.threads, {}, parallel.stop}, nodes, [&](std::int64_t j) {
+    values[static_cast<std::size_t>(j)] = read_path_success_at(
+        slots, std::sin(top * static_cast<double>(j) / (nodes - 1)), beta, input);
+  });
   const double nan = std::numeric_limits<double>::quiet_NaN();
   read_.emplace(values.begin(), values.end(), 0.0, top / (nodes - 1), nan,
                 slots.weighted == 1 ? 0.0 : nan);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "phasesim/channel/success_curve.hpp"
+#include "phasesim/core/parallel.hpp"
 #include "phasesim/diagnose/fit.hpp"
 
 namespace phasesim::diagnose::detail {
@@ -18,10 +19,13 @@ namespace phasesim::diagnose::detail {
 double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
                             const FitInput& input);
 
-/// The success at one beta of a needle of a phase sitting in the cache as `slots`.
+/// The success at one beta of a needle of a phase sitting in the cache as `slots`. Under the
+/// read path its nodes (each a two-stage quadrature: nearly all of a read-path fit's time) are
+/// computed over `parallel`'s threads, in this process only; the table is the same on any.
 class PhaseCurve {
  public:
-  PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input);
+  PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitInput& input,
+             const Parallel& parallel = Parallel{1});
   double operator()(double u) const;
   double max_u() const { return max_u_; }
 

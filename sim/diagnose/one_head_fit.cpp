@@ -167,8 +167,8 @@ struct Allocation {
 // The model at one beta: one success curve per kind of phase, one term per phase.
 class Slice {
  public:
-  Slice(const FitInput& input, double beta)
-      : terms_(make_terms(input, beta)), grid_(span(terms_)) {}
+  Slice(const FitInput& input, double beta, const Parallel& parallel)
+      : terms_(make_terms(input, beta, parallel)), grid_(span(terms_)) {}
 
   const std::vector<PhaseTerm>& terms() const { return terms_; }
   const LambdaGrid& grid() const { return grid_; }
@@ -229,12 +229,15 @@ class Slice {
   }
 
  private:
-  static std::vector<PhaseTerm> make_terms(const FitInput& input, double beta) {
+  static std::vector<PhaseTerm> make_terms(const FitInput& input, double beta,
+                                           const Parallel& parallel) {
     std::map<std::pair<int, int>, std::shared_ptr<const detail::PhaseCurve>> curves;
     std::vector<PhaseTerm> terms;
     for (const auto& phase : input.phases) {
       auto& curve = curves[{phase.slots.holding, phase.slots.weighted}];
-      if (!curve) curve = std::make_shared<const detail::PhaseCurve>(phase.slots, beta, input);
+      if (!curve) {
+        curve = std::make_shared<const detail::PhaseCurve>(phase.slots, beta, input, parallel);
+      }
       terms.emplace_back(phase, curve);
     }
     return terms;
@@ -308,7 +311,7 @@ void add_weight_intervals(const FitInput& input, double beta_low, double beta_hi
   const auto extents = parallel_map(parallel, kWeightGrid, [&](std::int64_t i) {
     const double beta =
         beta_low + (beta_high - beta_low) * static_cast<double>(i) / (kWeightGrid - 1);
-    const Slice slice(input, beta);
+    const Slice slice(input, beta, Parallel{1});  // the betas are the parallel loop
     const auto duals = slice.duals();
     std::vector<std::optional<Extent>> result;
     for (std::size_t p = 0; p < input.phases.size(); ++p) {
@@ -334,12 +337,13 @@ void add_weight_intervals(const FitInput& input, double beta_low, double beta_hi
 
 ModelFit fit_one_head(const FitInput& input, const Parallel& parallel) {
   detail::validate_fit_input(input);
-  auto profile = [&](double beta) { return Slice(input, beta).profile(); };
+  // The profile's betas come one after another: each slice's curves use the threads.
+  auto profile = [&](double beta) { return Slice(input, beta, parallel).profile(); };
   const auto interval = detail::profile_interval(profile, detail::beta_scan());
   const double target = interval.best.value - kProfileDrop;
   auto fit = detail::profile_fit(FitModel::one_head, interval);
 
-  const Slice slice(input, fit.beta);
+  const Slice slice(input, fit.beta, parallel);
   const auto allocation = slice.allocate();
   double weight_sum = 0;
   for (std::size_t p = 0; p < input.phases.size(); ++p) {

@@ -95,3 +95,16 @@ TEST_CASE("diagnose: any --threads writes the same JSON" * doctest::test_suite("
     return phasesim::test::json_on_threads("diagnose " + table, p.threads);
   });
 }
+
+// The read path's fit computes each success curve's nodes over the threads (sim/diagnose/
+// curve.cpp): W = S = 4, the top 4 of 16 entries and an 8-token window, about 2 s a run.
+TEST_CASE("diagnose under the read path: any --threads writes the same JSON" *
+          doctest::test_suite("bitexact")) {
+  const TempDir dir("diagnose-read-path-threads");
+  const auto command = "diagnose " + v4_csv(dir) +
+                       " --window 4 --stride 4 --context 64 --top-k 4 --sliding-window 8 "
+                       "--replicates 99";
+  phasesim::test::check_thread_invariance([&](const phasesim::Parallel& p) {
+    return phasesim::test::json_on_threads(command, p.threads);
+  });
+}

@@ -1,11 +1,13 @@
 // The teaching page in a real browser (issue 27): Debian's chromium, headless, driven by
 // playwright-core, opens build-web/index.html from file:// and checks that
 //  - window.phasesim returns the CLI's own documents: analytic numbers within 1e-12 of
-//    build/phasesim's, Monte Carlo bit for bit at the same seed, on 12 parameter sets;
+//    build/phasesim's, Monte Carlo bit for bit at the same seed, on 15 parameter sets;
 //  - bad input gets the CLI's one line (and exit status 2) in the call and in the panel;
 //  - an exported CSV is the library's tidy table, the row a sweep writes to results.csv;
 //  - moving sliders through the DOM redraws the bars with the CLI's numbers and writes the
 //    address, which reopens the same state;
+//  - the frontier panel (issue 38) at a chosen context draws the numbers of the CLI run on the
+//    command line it shows, marks every preset, and saves a design's file as `--out` does;
 //  - the WASM is under 3 MB, first paint comes under 2 s, no console error occurs, and an
 //    analytic update (8 groups, 8 heads, W = 32) is timed: the target is 50 ms, but a ctest
 //    shares the machine with the other tests (CI measured 67 to 122 ms beside two
@@ -38,8 +40,14 @@ function cli(command, options) {
     if (value === false || value === null || value === undefined) continue;
     const option = "--" + key.replace(/_/g, "-");
     if (value === true) words.push(option);
+    else if (Array.isArray(value) && value.some((v) => typeof v === "string")) words.push(option, ...value);
     else words.push(option, Array.isArray(value) ? value.join(",") : String(value));
   }
+  return cliWords(words);
+}
+
+// The CLI's document (or its error line) for a command line's words after `phasesim`.
+function cliWords(words) {
   // Room for a document of any size the tests ask for (Node's default stops at 1 MB).
   const run = spawnSync(phasesimBinary, [...words, "--json", "-"], { encoding: "utf8", maxBuffer: 1 << 28 });
   const lines = run.stderr.trim().split("\n");
@@ -69,7 +77,7 @@ function difference(a, b, tolerance, path = "") {
 
 const gates8 = (h) => Array.from({ length: 8 }, (_, k) => `logits:${Array.from({ length: 32 }, (_, s) => ((s * 7 + k * 3) % 11) / 5 - 1).join(",")}`).slice(0, h).join(";");
 
-// Twelve parameter sets: the analytic engine, coverage and diversity to 1e-12; the fast
+// Fifteen parameter sets: the analytic engine, coverage and diversity to 1e-12; the fast
 // engine's Monte Carlo bit for bit (its random numbers are keyed by seed and trial, and its
 // exp is portable_math's, on any CPU); the optimizer to 1e-6, the phase diagram to 1e-5 and
 // the dynamics to 1e-4. The browser's long double is binary128, not x87's (a last bit of
@@ -100,6 +108,8 @@ const cases = [
   ["phase-diagram", { window: 8, stride: 4, beta: "4,8,12", entries: [1024, 32768] }, 1e-5],
   ["dynamics", { beta: 4.5, init: "random:3:0.1", steps: 400, reweight_at: 200, weights: "1,0,0,0", record_every: 50 }, 1e-4],
   ["diversity", { stride: 4, heads: [4, 8, 16, 32] }, 1e-12],
+  // The frontier (issue 38), the presets marked: gate families are words, not a comma list.
+  ["frontier", { context: 32768, ratios: [4, 16], overlaps: [1], gate_families: ["uniform", "last"], top_k: [0, 64], sliding_windows: [0] }, 1e-12],
 ];
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
@@ -225,6 +235,43 @@ check(pageCsv === resultsCsv, `the exported CSV is the sweep's results.csv for t
 const intervals = await page.$$eval("#n-bars line.interval", (l) => l.length);
 check(intervals === 8, `95% intervals drawn for the 8 groups (${intervals})`);
 
+// ---- the frontier panel: one context's frontier, the CLI's for the command it shows ----------
+await page.waitForFunction(() => document.getElementById("frontier").dataset.updateMs, null, { timeout: 300000 });
+await page.selectOption("#f-context", "32768");
+const frontierCommand = await page.textContent("#frontier .command");
+const frontierCli = cliWords(frontierCommand.split(" ").slice(1)).document;
+const drawn = await page.evaluate(() => ({
+  designs: [...document.querySelectorAll("#f-plot circle.frontier-design")].map((c) =>
+    [c.dataset.name, Number(c.dataset.worst), Number(c.dataset.mean)]),
+  presets: [...document.querySelectorAll("#f-plot polygon.frontier-preset")].map((p) =>
+    [p.dataset.name, Number(p.dataset.worst), p.dataset.onFrontier === "true"]),
+  rows: [...document.querySelectorAll("#f-table tbody tr")].map((r) => r.dataset.name),
+  presetNames: phasesim.presets().map((p) => p.name).sort(),
+}));
+const cliDesigns = frontierCli.rows.filter((r) => r.kind === "design");
+const cliPresets = frontierCli.rows.filter((r) => r.kind === "preset");
+const frontierDifference = difference(drawn.designs, cliDesigns.map((r) => [r.name, r.worst, r.mean]), 1e-12) ??
+  difference(drawn.presets, cliPresets.map((r) => [r.name, r.worst, r.on_frontier]), 1e-12) ??
+  difference(drawn.rows, frontierCli.rows.map((r) => r.name), 0);
+check(/--context 32768/.test(frontierCommand) && cliDesigns.length > 0 && frontierDifference === null,
+  `the frontier at 32k: ${cliDesigns.length} designs and ${cliPresets.length} presets drawn as the CLI's` +
+  `${frontierDifference ? ` (${frontierDifference})` : ""}; ${frontierCommand}`);
+check(difference(cliPresets.map((r) => r.name).sort(), drawn.presetNames, 0) === null,
+  `every preset of the library is marked (${drawn.presetNames.join(", ")})`);
+// A design's architecture file, saved from its row: the file `frontier --out DIR` writes.
+const first = cliDesigns[0].name;
+await page.click(`#f-table tr[data-name="${first}"] summary`);
+const [tomlDownload] = await Promise.all([page.waitForEvent("download"), page.click(`#f-table tr[data-name="${first}"] button.save`)]);
+const savedToml = readFileSync(await tomlDownload.path(), "utf8");
+const designDir = mkdtempSync(`${out}/frontier-`);
+spawnSync(phasesimBinary, [...frontierCommand.split(" ").slice(1), "--out", designDir], { encoding: "utf8" });
+const cliToml = readFileSync(`${designDir}/${first}.toml`, "utf8");
+rmSync(designDir, { recursive: true });
+check(savedToml === cliToml, `${first}.toml saved from the page is the file frontier --out writes`);
+await page.selectOption("#f-floor", "0.9");
+check(/--floor 0.9/.test(await page.textContent("#frontier .command")), "the floor is in the command line");
+await page.selectOption("#f-floor", "");
+
 // ---- responsiveness: 8 groups, 8 heads, W = 32 -------------------------------------------
 const heavy = `#g-window=32&g-stride=8&n-groups=8&heads=${encodeURIComponent(gates8(8).replace(/logits:/g, ""))}`;
 await page.goto("about:blank"); // a new load, not a change of the address's fragment
@@ -278,6 +325,18 @@ if (process.env.PHASESIM_WEB_PANELS) {
       await page.waitForTimeout(400); // the updates a control schedules for the other panels
     }
   }
+  // The frontier panel depends on its own controls only: one update per context, each a
+  // frontier of the page's design space with the presets, against its own target (a frontier
+  // is dozens of NIAH runs, not one: "well under a second", issue 38).
+  const frontierTargetMs = 500;
+  await page.goto("about:blank");
+  await page.goto(pageUrl);
+  await page.waitForFunction(() => document.getElementById("frontier").dataset.updateMs, null, { timeout: 600000 });
+  for (const context of ["32768", "1048576", "131072"]) {
+    await page.selectOption("#f-context", context);
+    const ms = Number(await page.getAttribute("#frontier", "data-update-ms"));
+    check(ms < frontierTargetMs, `the frontier panel's update at context ${context} took ${ms} ms (under ${frontierTargetMs})`);
+  }
 }
 
 // ---- every panel, and its screenshot ---------------------------------------------------
@@ -299,7 +358,8 @@ await page.waitForFunction(() => document.querySelectorAll("#t1-map polyline").l
 // The theorem panels recompute once the sliders rest (app.js): let them finish.
 await page.waitForTimeout(400);
 await page.evaluate(() => new Promise((done) => setTimeout(done, 0)));
-for (const panel of ["geometry", "niah", "t1", "t2", "t3"]) {
+await page.waitForFunction(() => document.querySelectorAll("#f-plot circle.frontier-design").length > 0);
+for (const panel of ["geometry", "niah", "t1", "t2", "t3", "frontier"]) {
   const error = await page.isVisible(`#${panel} .error`);
   const look = await page.textContent(`#${panel} .look`);
   check(!error && look.includes("What to look at"), `panel ${panel} drawn, with the demo's words`);

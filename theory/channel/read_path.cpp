@@ -28,7 +28,9 @@ constexpr double kPieceRelative = 1e-10;
 constexpr int kPieceDepth = 10;
 constexpr double kReach = 9;  // sds either side of a place's mean hold all but 2e-19 of it
 
-double upper_tail(double x) { return 0.5 * boost::math::erfc(x / std::numbers::sqrt2); }
+double upper_tail(double x) {
+  return 0.5 * boost::math::erfc(x / std::numbers::sqrt2, detail::DoublePolicy{});
+}
 
 // Gauss-Kronrod (15/31) on [a, b], bisected until its error estimate is within an absolute
 // tolerance: a relative one would chase the rounding of pieces that hold nothing.
@@ -50,7 +52,8 @@ double at_most_above(double v, std::int64_t j, std::int64_t n) {
   const double q = upper_tail(v);
   if (q <= 0) return 1;
   if (q >= 1) return 0;
-  return boost::math::ibetac(static_cast<double>(j + 1), static_cast<double>(n - j), q);
+  return boost::math::ibetac(static_cast<double>(j + 1), static_cast<double>(n - j), q,
+                             detail::DoublePolicy{});
 }
 
 // P(X <= v) and its density for one place's law (a step at the mean when sd = 0).
