@@ -41,13 +41,14 @@ double next_break(double y, double hi, double density_piece, std::span<const Ste
 
 }  // namespace
 
-MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps, double widest) {
+MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps, double widest,
+                         double density_scales) {
   const auto n = static_cast<double>(distractors);
   const double lo = normal_quantile_from_log_cdf(portable::log(kTailMass) / n);
   const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
   const double median = normal_quantile_from_log_cdf(portable::log(0.5) / n);
   // The scale of M: about 1/median for large n (the maximum's spread), 1 for small n.
-  const double density_piece = std::min(widest, 1 / std::max(1.0, median));
+  const double density_piece = std::min(widest, density_scales / std::max(1.0, median));
   const auto& x = Rule::abscissa();
   const auto& w = Rule::weights();
   MaximumRule nodes;

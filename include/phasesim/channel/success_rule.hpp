@@ -24,7 +24,8 @@ struct MaximumRule;
 /// x.size(), from a composite Gauss-Legendre rule over M (grid_success's) whose pieces are
 /// short enough for every step Phi((y - mean) / sd) with sd >= kNarrowest. A narrower entry
 /// (u close to 1: a gate near one-hot) is a step the shared rule cannot resolve: such a call
-/// builds its own rule, with pieces of 2 sd around each narrow step (about 5 times the cost).
+/// builds its own rule, with pieces of 2 sd around each narrow step (about 350 nodes against the
+/// shared rule's 40 to 80, with M's density at each: ten times the cost or more).
 /// An entry with sd below kStep (u = 1, a one-hot gate: a step the quadrature takes as an exact
 /// jump) is not served.
 class SuccessRule {
