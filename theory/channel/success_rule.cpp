@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "grid_success.hpp"
+#include "law_slope.hpp"
 #include "phasesim/core/contract.hpp"
 #include "phasesim/core/portable_math.hpp"
 
@@ -37,19 +38,6 @@ Factor factor_at(const detail::Step& e, double y) {
   const double z = (y - e.mean) / e.sd;
   return {0.5 * portable::erfc(-kSqrtHalf * z), kInvSqrt2Pi * portable::exp(-0.5 * z * z) / e.sd,
           z};
-}
-
-// dP/dx_s from dP/dmean_s and dP/dsd_s, by the law's chain rule (law_success_gradient's).
-double law_slope(EntryLaw law, double beta, double x, double sd, double d_mean, double d_sd) {
-  switch (law) {
-    case EntryLaw::normalized:
-      return beta * d_mean - x / sd * d_sd;
-    case EntryLaw::shares:
-      return beta * d_mean - d_sd / (2 * sd);
-    case EntryLaw::linear:
-      break;
-  }
-  return beta * d_mean;
 }
 
 // P, dP/dmean_s and dP/dsd_s of `entries` by `rule`, whose integral of M's density is `mass`.
@@ -197,7 +185,7 @@ bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, d
     probability = integrate(rule, mass_of(rule), entries, d_mean, d_sd);
   }
   for (std::size_t s = 0; s < m; ++s)
-    slope[s] = law_slope(law, beta, x[s], entries[s].sd, d_mean[s], d_sd[s]);
+    slope[s] = detail::law_slope(law, beta, x[s], entries[s].sd, d_mean[s], d_sd[s]);
   return true;
 }
 
