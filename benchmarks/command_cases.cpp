@@ -38,6 +38,26 @@ theorems::ObjectiveOptions objective(int window, int stride, double beta) {
 }
 
 constexpr std::pair<int, int> kWindows[] = {{8, 4}, {16, 8}, {32, 16}, {64, 32}, {128, 128}};
+// Four slots a phase (W = 4S): beyond the success tables' two coordinates, the success rule's.
+constexpr std::pair<int, int> kFourSlots[] = {{16, 4}, {32, 8}, {64, 16}};
+
+// optimize (beta 6, N 32768) and dynamics (2000 steps from random:1:0.1, beta 4.5, N 32768) at
+// four slots a phase.
+void four_slot_cases(std::vector<CommandCase>& cases) {
+  for (auto [w, s] : kFourSlots) {
+    theorems::OptimizeCommand c;
+    c.objective = objective(w, s, 6);
+    c.objective.entries = 32768;
+    cases.push_back(command_case(name_of("Optimize", {{"W", w}, {"S", s}, {"N", 32768}}), c,
+                                 [](const auto& command) { return command.work().estimate; }));
+  }
+  for (auto [w, s] : kFourSlots) {
+    theorems::DynamicsCommand c;
+    c.objective = objective(w, s, 4.5);
+    cases.push_back(command_case(name_of("Dynamics", {{"W", w}, {"S", s}, {"tau10", 0}}), c,
+                                 [](const auto& command) { return command.estimate(); }));
+  }
+}
 
 // optimize --window W --stride S --beta 6 --entries N (the command); phase-diagram
 // --beta 2:12:2 --entries 1024,32768 --restarts 1 (notebooks/2-three-theorems.ipynb's grid);
@@ -166,6 +186,7 @@ void engine_cases(std::vector<CommandCase>& cases) {
 std::vector<CommandCase> command_cases() {
   std::vector<CommandCase> cases;
   theory_cases(cases);
+  four_slot_cases(cases);
   check_cases(cases);
   analytic_cases(cases);
   engine_cases(cases);

@@ -12,6 +12,8 @@ import json
 import sys
 
 WINDOWS = [(8, 4), (16, 8), (32, 16), (64, 32), (128, 128)]
+# Four slots a phase (W = 4S): the success rule's phases, beyond the tables' two slots.
+FOUR_SLOTS = [(16, 4), (32, 8), (64, 16)]
 
 
 def seconds(run):
@@ -33,7 +35,7 @@ def text(s):
     return f"{s:.2f} s"
 
 
-def theory_table(runs):
+def theory_table(runs, windows=WINDOWS, only=None):
     rows = [("`optimize --beta 6 --entries 32768`", "BM_Optimize", {"N": 32768}),
             ("`phase-diagram --beta 2:12:2 --entries 1024,32768 --restarts 1`", "BM_PhaseDiagram", {}),
             ("`dynamics` (2000 steps)", "BM_Dynamics", {"tau10": 0}),
@@ -42,12 +44,13 @@ def theory_table(runs):
             ("`theorem lockin --beta 6`", "BM_TheoremLockin", {}),
             ("`diversity --train-heads 4 --train-runs 2 --train-steps 200`", "BM_DiversityTraining",
              {"heads": 4})]
+    rows = [r for r in rows if only is None or r[0] in only]
     lines = ["| command | " + " | ".join(f"W {w} / S {s}" if w != s else f"W = S = {w}"
-                                         for w, s in WINDOWS) + " | estimate / time |",
-             "|---|" + "---|" * (len(WINDOWS) + 1)]
+                                         for w, s in windows) + " | estimate / time |",
+             "|---|" + "---|" * (len(windows) + 1)]
     for label, name, fixed in rows:
         cells, ratios = [], []
-        for w, s in WINDOWS:
+        for w, s in windows:
             match = [r for r in runs if r["name"].startswith(name + "/") and args(r).get("W") == w
                      and args(r).get("S") == s and all(args(r).get(k) == v for k, v in fixed.items())]
             if not match:
@@ -105,6 +108,8 @@ def main(path):
           f"{context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, SIMD target "
           f"{context.get('simd_target', '?')}, load average {', '.join(f'{x:.1f}' for x in load)}.\n")
     print(theory_table(runs))
+    print()
+    print(theory_table(runs, FOUR_SLOTS, ["`optimize --beta 6 --entries 32768`", "`dynamics` (2000 steps)"]))
     print()
     print(engine_table(runs))
     ratios = [r["estimate_s"] / seconds(r) for r in runs]

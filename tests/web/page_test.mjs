@@ -19,6 +19,7 @@
 // node page_test.mjs BUILD_WEB_DIR PHASESIM_BINARY OUT_DIR
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -294,7 +295,8 @@ check(median < updateLimitMs, `analytic update with 8 heads, W = 32, 8 groups: m
 // ---- every panel's update at W = 32 with 8 heads and at W = S = 128 -----------------------
 // benchmarks/web-update.sh only (PHASESIM_WEB_PANELS=1): the theorem panels at these sizes take
 // seconds on a loaded machine, too long for ctest. Each panel is updated through its own
-// control, one at a time, and its data-update-ms read; the 50 ms target is checked per panel.
+// control, one at a time, 5 times (the control between two values), and the median of its
+// data-update-ms is checked against the 50 ms target, with the machine's load.
 if (process.env.PHASESIM_WEB_PANELS) {
   const firstOfS = (n) => ["1", ...Array(n - 1).fill("0")].join(",");
   const configs = [
@@ -303,8 +305,9 @@ if (process.env.PHASESIM_WEB_PANELS) {
     ["W = S = 128, 1 head", `#g-window=128&g-stride=128&n-groups=128&t2-weights=${firstOfS(128)}` +
       `&heads=${encodeURIComponent(Array.from({ length: 128 }, (_, s) => (s % 5) / 4).join(","))}`],
   ];
-  const triggers = [["geometry", "g-offset", "1"], ["niah", "n-beta", "5.3"],
-    ["t1", "t1-beta", "5.3"], ["t2", "t2-steps", "1999"], ["t3", "t3-success", "0.65"]];
+  const triggers = [["geometry", "g-offset", ["1", "0"]], ["niah", "n-beta", ["5.3", "5.2"]],
+    ["t1", "t1-beta", ["5.3", "5.2"]], ["t2", "t2-steps", ["1999", "1998"]],
+    ["t3", "t3-success", ["0.65", "0.64"]]];
   for (const [name, hash] of configs) {
     await page.goto("about:blank");
     await page.goto(`${pageUrl}${hash}`);
@@ -312,17 +315,23 @@ if (process.env.PHASESIM_WEB_PANELS) {
     // The theorem panels' first updates run 300 ms after the load: let them finish.
     await page.waitForFunction(() => ["t1", "t2", "t3"].every((id) => document.getElementById(id).dataset.updateMs),
       null, { timeout: 600000 });
-    for (const [panel, control, value] of triggers) {
-      await page.evaluate((id) => { document.getElementById(id).dataset.updateMs = ""; }, panel);
-      await page.locator(`#${control}`).fill(value);
-      await page.locator(`#${control}`).dispatchEvent("change"); // T1's and T2's controls act on it
-      await page.waitForFunction((id) => document.getElementById(id).dataset.updateMs !== "", panel,
-        { timeout: 600000 });
-      const ms = Number(await page.getAttribute(`#${panel}`, "data-update-ms"));
-      const error = await page.$eval(`#${panel} .error`, (e) => (e.hidden ? "" : e.textContent));
-      check(ms < updateLimitMs && !error, `${name}: the ${panel} panel's update took ${ms} ms ` +
-        `(under ${updateLimitMs}; the target is ${updateTargetMs})${error ? `, error: ${error}` : ""}`);
-      await page.waitForTimeout(400); // the updates a control schedules for the other panels
+    for (const [panel, control, values] of triggers) {
+      const times = [];
+      let error = "";
+      for (let k = 0; k < 5; ++k) {
+        await page.evaluate((id) => { document.getElementById(id).dataset.updateMs = ""; }, panel);
+        await page.locator(`#${control}`).fill(values[k % 2]);
+        await page.locator(`#${control}`).dispatchEvent("change"); // T1's and T2's controls act on it
+        await page.waitForFunction((id) => document.getElementById(id).dataset.updateMs !== "", panel,
+          { timeout: 600000 });
+        times.push(Number(await page.getAttribute(`#${panel}`, "data-update-ms")));
+        error ||= await page.$eval(`#${panel} .error`, (e) => (e.hidden ? "" : e.textContent));
+        await page.waitForTimeout(400); // the updates a control schedules for the other panels
+      }
+      const ms = [...times].sort((a, b) => a - b)[2];
+      check(ms < updateLimitMs && !error, `${name}: the ${panel} panel's update took ${ms} ms, the ` +
+        `median of ${times.join(", ")} (under ${updateLimitMs}; the target is ${updateTargetMs}; ` +
+        `load ${loadavg()[0].toFixed(1)})${error ? `, error: ${error}` : ""}`);
     }
   }
   // The frontier panel depends on its own controls only: one update per context, each a

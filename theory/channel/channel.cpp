@@ -7,6 +7,7 @@
 #include <numbers>
 #include <string>
 
+#include "law_slope.hpp"
 #include "order_law.hpp"
 #include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
@@ -308,7 +309,8 @@ SuccessGradient success_gradient(double beta, std::span<const double> u, std::in
   SuccessGradient result{full.probability, std::vector<double>(u.size(), 0.0)};
   for (std::size_t s = 0; s < u.size(); ++s) {
     if (needle[s].sd > 0) {
-      result.d_u[s] = beta * full.d_mean[s] - u[s] / needle[s].sd * full.d_sd[s];
+      result.d_u[s] = detail::law_slope(EntryLaw::normalized, beta, u[s], needle[s].sd,
+                                        full.d_mean[s], full.d_sd[s]);
     } else if (n >= top_k) {
       const Rival rival(static_cast<double>(n), top_k);
       result.d_u[s] = beta * full.d_mean[s] - full.d_mean[s] * log_slope(needle, s, rival);
@@ -346,9 +348,7 @@ SuccessGradient law_success_gradient(EntryLaw law, double beta, std::int64_t ent
   for (std::size_t s = 0; s < x.size(); ++s) {
     // At sd = 0 the shares' sd term has the limit -f'(mean)/2, left out: the gate is one-hot
     // there, and its logit gradient vanishes whatever dP/dx_s is.
-    const double sd = needle[s].sd;
-    const double noise = law == EntryLaw::shares && sd > 0 ? p.d_sd[s] / (2 * sd) : 0.0;
-    result.d_u[s] = beta * p.d_mean[s] - noise;
+    result.d_u[s] = detail::law_slope(law, beta, x[s], needle[s].sd, p.d_mean[s], p.d_sd[s]);
   }
   return result;
 }

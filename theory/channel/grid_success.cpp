@@ -23,15 +23,6 @@ constexpr double kNarrowest = 1e-9;
 
 using Rule = boost::math::quadrature::gauss<double, 16>;
 
-struct Step {
-  double mean, sd;
-};
-
-struct Nodes {
-  std::vector<double> y;
-  std::vector<double> weight;  ///< the rule's weight times the density of M at y
-};
-
 // The widest piece that may start at y, and where the next narrower requirement begins.
 double next_break(double y, double hi, double density_piece, std::span<const Step> steps) {
   double width = density_piece;
@@ -48,16 +39,19 @@ double next_break(double y, double hi, double density_piece, std::span<const Ste
   return next;
 }
 
-Nodes rule(std::int64_t distractors, std::span<const Step> steps) {
+}  // namespace
+
+MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps, double widest,
+                         double density_scales) {
   const auto n = static_cast<double>(distractors);
   const double lo = normal_quantile_from_log_cdf(portable::log(kTailMass) / n);
   const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
   const double median = normal_quantile_from_log_cdf(portable::log(0.5) / n);
   // The scale of M: about 1/median for large n (the maximum's spread), 1 for small n.
-  const double density_piece = 1 / std::max(1.0, median);
+  const double density_piece = std::min(widest, density_scales / std::max(1.0, median));
   const auto& x = Rule::abscissa();
   const auto& w = Rule::weights();
-  Nodes nodes;
+  MaximumRule nodes;
   for (double a = lo; a < hi;) {
     const double b = next_break(a, hi, density_piece, steps);
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
@@ -75,8 +69,10 @@ Nodes rule(std::int64_t distractors, std::span<const Step> steps) {
   return nodes;
 }
 
+namespace {
+
 // Phi((y - mean)/sd) at every node y, for each value of one axis: row v is value v's.
-std::vector<double> step_table(const Nodes& nodes, std::span<const Step> steps) {
+std::vector<double> step_table(const MaximumRule& nodes, std::span<const Step> steps) {
   constexpr double kMinusSqrtHalf = -0.70710678118654752;
   std::vector<double> table;
   table.reserve(steps.size() * nodes.y.size());
@@ -101,7 +97,7 @@ std::vector<double> grid_success(EntryLaw law, double beta, std::int64_t distrac
     }
     all.insert(all.end(), steps[d].begin(), steps[d].end());
   }
-  const auto nodes = rule(distractors, all);
+  const auto nodes = maximum_rule(distractors, all);
   const std::size_t k = nodes.y.size();
   double mass = 0;  // the rule's integral of the density: 1 up to its error, which cancels below
   for (double w : nodes.weight) mass += w;

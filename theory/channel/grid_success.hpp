@@ -2,12 +2,30 @@
 // The success at every point of a tensor grid of coordinates, from one quadrature shared by
 // the whole grid (internal to theory/channel: the nodes of a SuccessTable's patch).
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
 #include "phasesim/channel/channel.hpp"
 
 namespace phasesim::channel::detail {
+
+/// The logit law of one needle entry, mean + sd N(0, 1), as a step Phi((y - mean) / sd) in y.
+struct Step {
+  double mean, sd;
+};
+
+/// A composite Gauss-Legendre rule over M, the maximum of `distractors` N(0, 1), covering all
+/// but 1e-18 of its mass on each side: sum_j weight_j g(y_j) ~ E[g(M)]. Its pieces (16 nodes
+/// each) are at most `density_scales` scales of M long (1/median(M), at most 1), at most
+/// `widest`, and at most 2 sd within 8 sd of each step's mean.
+struct MaximumRule {
+  std::vector<double> y;
+  std::vector<double> weight;  ///< the rule's weight times the density of M at y
+};
+MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps,
+                         double widest = std::numeric_limits<double>::infinity(),
+                         double density_scales = 1);
 
 /// P(x_1, ..., x_m) = 1 - E[prod_s Phi((M - mean_s) / sd_s)], M the maximum of `distractors`
 /// N(0, 1), at every point of the grid axes[0] x ... x axes[m-1] (m = axes.size(), 1 or 2;

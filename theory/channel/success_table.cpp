@@ -225,9 +225,16 @@ const SuccessTable& SuccessTables::table(EntryLaw law, double beta, std::int64_t
   return *table;
 }
 
+const SuccessRule& SuccessTables::rule(std::int64_t distractors) {
+  const std::lock_guard lock(mutex_);
+  auto& rule = rules_[distractors];
+  if (!rule) rule = std::make_unique<SuccessRule>(distractors);
+  return *rule;
+}
+
 SuccessTables::Phases::Phases(SuccessTables& tables, EntryLaw law, double beta,
                               std::int64_t entries)
-    : law_(law), beta_(beta), entries_(entries) {
+    : owner_(&tables), law_(law), beta_(beta), entries_(entries) {
   for (int m = 1; m <= SuccessTable::kMaxMultiplicity && m <= entries; ++m) {
     tables_[static_cast<std::size_t>(m - 1)] = &tables.table(law, beta, entries, m);
   }
@@ -246,6 +253,9 @@ double SuccessTables::Phases::operator()(std::span<const double> x, std::span<do
       tables_[m - 1]->lookup(x, probability, slope)) {
     return probability;
   }
+  const auto n = entries_ - static_cast<std::int64_t>(m);
+  if (m > tables_.size() && n >= 1 && owner_->rule(n).lookup(law_, beta_, x, probability, slope))
+    return probability;
   const auto value = law_success_gradient(law_, beta_, entries_, x);
   std::copy(value.d_u.begin(), value.d_u.end(), slope.begin());
   return value.probability;

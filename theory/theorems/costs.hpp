@@ -13,29 +13,41 @@ namespace phasesim::theorems::detail {
 /// One evaluation of J and its gradient from the success tables, per slot of the window (the
 /// lookups and the O(W) chain rule: 0.22 us at W = 8 to 128).
 inline constexpr double kEvaluationPerSlot = 0.25e-6;
-/// A phase held by more than two slots has no table: one quadrature per phase and evaluation.
+/// One quadrature (the reports' values at the optimum, the one-hot gates, the equal splits).
 inline constexpr double kQuadrature = 1.1e-4;
+/// A phase held by more than two slots has no table: the success rule (channel/success_rule.hpp,
+/// 40 to 80 nodes), per slot of the phase and evaluation.
+inline constexpr double kRulePerSlot = 1.2e-6;
+/// A phase of more than two slots with a slot near one-hot (sd below 0.25: where a run locks
+/// in) is integrated on a composite rule of its own, about 350 nodes with M's density at each.
+inline constexpr double kNarrowRulePhase = 6e-5;
 /// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
 inline constexpr double kEvaluationsPerIteration = 1.2;
 /// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,
 /// most near 15); random starts at beta >= 6 run to --max-iterations, which is what is assumed.
 inline constexpr double kShortAscent = 15;
 
-/// One evaluation of J: the table lookups, and a quadrature for each phase of more slots.
+/// One evaluation of J: the table lookups, and the rule for each phase of more slots.
 inline double evaluation_seconds(const Geometry& geometry) {
   double seconds = kEvaluationPerSlot * geometry.window;
   for (int phi = 0; phi < geometry.stride; ++phi) {
-    if (geometry.multiplicity(phi) > 2) seconds += kQuadrature;
+    const int slots = geometry.multiplicity(phi);
+    if (slots > 2) seconds += kRulePerSlot * slots;
   }
   return seconds;
+}
+
+/// The most slots any phase has.
+inline int most_slots(const Geometry& geometry) {
+  int most = 0;
+  for (int phi = 0; phi < geometry.stride; ++phi) most = std::max(most, geometry.multiplicity(phi));
+  return most;
 }
 
 /// The success tables a search builds: two slots a phase make patches of 289 nodes, one slot
 /// of 25 (channel/success_table.hpp); a search visits part of either.
 inline double table_seconds(const Geometry& geometry, double two_slots) {
-  int most = 0;
-  for (int phi = 0; phi < geometry.stride; ++phi) most = std::max(most, geometry.multiplicity(phi));
-  return most >= 2 ? two_slots : 2e-3;
+  return most_slots(geometry) >= 2 ? two_slots : 2e-3;
 }
 
 }  // namespace phasesim::theorems::detail

@@ -160,6 +160,8 @@ WorkEstimate dynamics_estimate(const Objective& objective, const DynamicsSetting
   const auto& geometry = objective.geometry;
   const double window = geometry.window;
   double per_step = detail::evaluation_seconds(geometry);
+  // A run locks in on one slot: its phase, if of more than two slots, is the rule's narrow case.
+  if (detail::most_slots(geometry) > 2) per_step += detail::kNarrowRulePhase;
   if (settings.content.tau > 0) {
     per_step = settings.content.samples * 3e-6 * window;
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "phasesim/channel/channel.hpp"
+#include "phasesim/channel/success_rule.hpp"
 
 namespace phasesim::channel {
 
@@ -77,23 +78,27 @@ class SuccessTable {
   mutable std::atomic<std::int64_t> nodes_{0};
 };
 
-/// Tables by (law, beta, entries, multiplicity), each made when first asked for; safe to use
-/// from many threads. What a search keeps for its whole run (theorems::Objective::tables).
+/// Tables by (law, beta, entries, multiplicity), and rules (success_rule.hpp) by distractor
+/// count for phases of more coordinates, each made when first asked for; safe to use from many
+/// threads. What a search keeps for its whole run (theorems::Objective::tables).
 class SuccessTables {
  public:
   const SuccessTable& table(EntryLaw law, double beta, std::int64_t entries, int multiplicity);
+  const SuccessRule& rule(std::int64_t distractors);
 
   /// The success of phases of one (law, beta, entries): the tables of one and two coordinates
   /// looked up once (a lookup locks), then read without locking, from any thread.
   class Phases {
    public:
     Phases(SuccessTables& tables, EntryLaw law, double beta, std::int64_t entries);
-    /// P and dP/dx_s: from the table where it serves x, from law_success_gradient elsewhere.
+    /// P and dP/dx_s: from the table where it serves x, for more than kMaxMultiplicity
+    /// coordinates from the rule where it serves x, from law_success_gradient elsewhere.
     SuccessGradient operator()(std::span<const double> x) const;
     /// The same into `slope` (x.size() of them), returning P; allocates only for the quadrature.
     double operator()(std::span<const double> x, std::span<double> slope) const;
 
    private:
+    SuccessTables* owner_;
     EntryLaw law_;
     double beta_;
     std::int64_t entries_;
@@ -110,6 +115,7 @@ class SuccessTables {
  private:
   std::mutex mutex_;
   std::map<std::tuple<EntryLaw, double, std::int64_t, int>, std::unique_ptr<SuccessTable>> tables_;
+  std::map<std::int64_t, std::unique_ptr<SuccessRule>> rules_;
 };
 
 }  // namespace phasesim::channel

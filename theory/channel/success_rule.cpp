@@ -1,0 +1,192 @@
+#include "phasesim/channel/success_rule.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "grid_success.hpp"
+#include "law_slope.hpp"
+#include "phasesim/core/contract.hpp"
+#include "phasesim/core/portable_math.hpp"
+
+namespace phasesim::channel {
+namespace {
+
+// The shared rule's pieces are at most this many kNarrowest long (grid_success's 2 sd a piece).
+constexpr double kPieceSds = 2;
+// A call with a narrow entry: pieces away from its step up to this many scales of M long, twice
+// grid_success's (the tested error stays 5e-15; 3 made it 1e-13, 4 made it 4e-11), which made
+// the lock-in of dynamics at W 32 / S 8 about 1.2 times faster.
+constexpr double kNarrowDensityScales = 2;
+// Node counts tried for the Gauss rule of M's density, and what it must meet on the test steps
+// (as an absolute error in E[g(M)]) against the composite rule it is made from.
+constexpr int kGaussNodes[] = {16, 24, 32, 40, 48, 64, 80, 96};
+constexpr double kGaussTolerance = 1e-12;
+// Test steps: means spread over the composite rule's range at this spacing (in kNarrowest).
+constexpr double kTestSpacing = 0.25;
+
+constexpr double kSqrtHalf = 0.70710678118654752;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+// One entry's factor at a node: Phi(z) and phi(z) / sd, z = (y - mean) / sd.
+struct Factor {
+  double below, density, z;
+};
+
+Factor factor_at(const detail::Step& e, double y) {
+  const double z = (y - e.mean) / e.sd;
+  return {0.5 * portable::erfc(-kSqrtHalf * z), kInvSqrt2Pi * portable::exp(-0.5 * z * z) / e.sd,
+          z};
+}
+
+// P, dP/dmean_s and dP/dsd_s of `entries` by `rule`, whose integral of M's density is `mass`.
+// Per node: every factor, then the product of all but entry s as prefix times suffix (no
+// division: a factor may underflow to 0).
+double integrate(const detail::MaximumRule& rule, double mass,
+                 std::span<const detail::Step> entries, std::span<double> d_mean,
+                 std::span<double> d_sd) {
+  const std::size_t m = entries.size();
+  std::vector<Factor> f(m);
+  std::vector<double> prefix(m + 1);
+  std::fill(d_mean.begin(), d_mean.end(), 0.0);
+  std::fill(d_sd.begin(), d_sd.end(), 0.0);
+  double below_all = 0;
+  for (std::size_t j = 0; j < rule.y.size(); ++j) {
+    prefix[0] = 1;
+    for (std::size_t s = 0; s < m; ++s) {
+      f[s] = factor_at(entries[s], rule.y[j]);
+      prefix[s + 1] = prefix[s] * f[s].below;
+    }
+    const double w = rule.weight[j];
+    below_all += w * prefix[m];
+    double suffix = w;
+    for (std::size_t s = m; s-- > 0;) {
+      const double rest = prefix[s] * suffix * f[s].density;
+      d_mean[s] += rest;
+      d_sd[s] += rest * f[s].z;
+      suffix *= f[s].below;
+    }
+  }
+  return std::clamp(mass - below_all, 0.0, 1.0);
+}
+
+double mass_of(const detail::MaximumRule& rule) {
+  double mass = 0;
+  for (double w : rule.weight) mass += w;
+  return mass;
+}
+
+// The k-node Gauss rule of the discrete measure `fine` (its nodes with its weights): the
+// recurrence of its orthonormal polynomials by the Stieltjes procedure, then Golub-Welsch (the
+// nodes are the eigenvalues of the Jacobi matrix, the weights the mass times the squared first
+// components of its eigenvectors). Exact for polynomials of degree 2k - 1 against `fine`.
+detail::MaximumRule gauss_rule(const detail::MaximumRule& fine, int k) {
+  const std::size_t n = fine.y.size();
+  const double mass = mass_of(fine);
+  double center = 0;
+  for (std::size_t i = 0; i < n; ++i) center += fine.weight[i] * fine.y[i] / mass;
+  Eigen::VectorXd diagonal(k), off(k - 1);
+  std::vector<double> previous(n, 0.0), current(n, 1 / std::sqrt(mass)), next(n);
+  double beta = 0;
+  for (int j = 0; j < k; ++j) {
+    double alpha = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      alpha += fine.weight[i] * (fine.y[i] - center) * current[i] * current[i];
+    diagonal[j] = alpha;
+    if (j + 1 == k) break;
+    double norm = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      next[i] = (fine.y[i] - center - alpha) * current[i] - beta * previous[i];
+      norm += fine.weight[i] * next[i] * next[i];
+    }
+    beta = std::sqrt(norm);
+    off[j] = beta;
+    for (std::size_t i = 0; i < n; ++i) next[i] /= beta;
+    std::swap(previous, current);
+    std::swap(current, next);
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver;
+  solver.computeFromTridiagonal(diagonal, off, Eigen::ComputeEigenvectors);
+  detail::MaximumRule rule;
+  for (int j = 0; j < k; ++j) {
+    const double first = solver.eigenvectors()(0, j);
+    rule.y.push_back(center + solver.eigenvalues()[j]);
+    rule.weight.push_back(mass * first * first);
+  }
+  return rule;
+}
+
+// The largest error of `rule` against `fine` over the test integrands: one step of sd
+// kNarrowest (the narrowest the shared rule serves) at means spread over fine's range, its
+// density and the density times z (the slopes' integrands).
+double gauss_error(const detail::MaximumRule& rule, const detail::MaximumRule& fine) {
+  double worst = 0;
+  const double step = kTestSpacing * SuccessRule::kNarrowest;
+  for (double mean = fine.y.front(); mean <= fine.y.back(); mean += step) {
+    const detail::Step e{mean, SuccessRule::kNarrowest};
+    std::array<double, 3> a{}, b{};
+    for (std::size_t i = 0; i < fine.y.size(); ++i) {
+      const auto f = factor_at(e, fine.y[i]);
+      a[0] += fine.weight[i] * f.below, a[1] += fine.weight[i] * f.density;
+      a[2] += fine.weight[i] * f.density * f.z;
+    }
+    for (std::size_t i = 0; i < rule.y.size(); ++i) {
+      const auto f = factor_at(e, rule.y[i]);
+      b[0] += rule.weight[i] * f.below, b[1] += rule.weight[i] * f.density;
+      b[2] += rule.weight[i] * f.density * f.z;
+    }
+    for (std::size_t c = 0; c < a.size(); ++c) worst = std::max(worst, std::abs(a[c] - b[c]));
+  }
+  return worst;
+}
+
+// The fewest-node Gauss rule that meets kGaussTolerance on the test integrands, or `fine`.
+detail::MaximumRule shared_rule(std::int64_t distractors) {
+  auto fine = detail::maximum_rule(distractors, {}, kPieceSds * SuccessRule::kNarrowest);
+  for (int k : kGaussNodes) {
+    if (static_cast<std::size_t>(k) >= fine.y.size()) break;
+    auto rule = gauss_rule(fine, k);
+    if (gauss_error(rule, fine) < kGaussTolerance) return rule;
+  }
+  return fine;
+}
+
+}  // namespace
+
+SuccessRule::SuccessRule(std::int64_t distractors)
+    : distractors_(distractors),
+      rule_(std::make_unique<detail::MaximumRule>(shared_rule(distractors))),
+      mass_(mass_of(*rule_)) {
+  PHASESIM_EXPECT(distractors >= 1);
+}
+
+SuccessRule::~SuccessRule() = default;
+
+std::size_t SuccessRule::nodes() const { return rule_->y.size(); }
+
+bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, double& probability,
+                         std::span<double> slope) const {
+  const std::size_t m = x.size();
+  std::vector<detail::Step> entries(m), narrow;
+  for (std::size_t s = 0; s < m; ++s) {
+    if (!(x[s] >= 0 && x[s] <= 1)) return false;
+    const auto e = law_entry(law, beta, x[s]);
+    if (!(e.sd >= kStep)) return false;
+    entries[s] = {e.mean, e.sd};
+    if (e.sd < kNarrowest) narrow.push_back(entries[s]);
+  }
+  std::vector<double> d_mean(m), d_sd(m);
+  if (narrow.empty()) {
+    probability = integrate(*rule_, mass_, entries, d_mean, d_sd);
+  } else {
+    const auto rule =
+        detail::maximum_rule(distractors_, narrow, kPieceSds * kNarrowest, kNarrowDensityScales);
+    probability = integrate(rule, mass_of(rule), entries, d_mean, d_sd);
+  }
+  for (std::size_t s = 0; s < m; ++s)
+    slope[s] = detail::law_slope(law, beta, x[s], entries[s].sd, d_mean[s], d_sd[s]);
+  return true;
+}
+
+}  // namespace phasesim::channel
