@@ -31,7 +31,8 @@ ReadPathValues ReadPathValues::over(const ReadPathValues& fallback) const {
           either(index_beta, fallback.index_beta),
           either(index_rho, fallback.index_rho),
           either(sliding_window, fallback.sliding_window),
-          either(sink, fallback.sink)};
+          either(sink, fallback.sink),
+          either(raw_blocks, fallback.raw_blocks)};
 }
 
 ReadPath ReadPathValues::resolve() const {
@@ -40,11 +41,13 @@ ReadPath ReadPathValues::resolve() const {
           index_beta,
           index_rho.value_or(0.0),
           static_cast<int>(sliding_window.value_or(0)),
-          sink};
+          sink,
+          raw_blocks.value_or(false)};
 }
 
 bool ReadPathValues::empty() const {
-  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink;
+  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink &&
+         !raw_blocks;
 }
 
 void validate_read_path(const ReadPathValues& v, const std::string& where) {
@@ -78,6 +81,7 @@ Json read_path_json(const ReadPath& path) {
   if (path.index_rho != 0) json["index_rho"] = path.index_rho;
   if (path.sliding_window > 0) json["sliding_window"] = path.sliding_window;
   if (path.sink) json["sink"] = *path.sink;
+  if (path.raw_blocks) json["raw_blocks"] = true;
   return json;
 }
 

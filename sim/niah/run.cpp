@@ -13,6 +13,33 @@ namespace {
 
 constexpr int kMaxDim = 65536;
 
+// What raw blocks (ReadPath::raw_blocks) are defined for: blocks that do not overlap (W = S: a
+// token in two kept blocks would count once or twice), a needle of one token (its raw token is
+// one place at u = 1), selection scores independent of the raw tokens' logits (rho 0: a raw
+// token's logit and its block's pooled score are tied by the keys the block pools), and the
+// standardized channel (the engines that read raw blocks, analytic and fast, work in it).
+void validate_raw_blocks(const NiahModel& m, int h) {
+  const auto& g = m.geometry(h);
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("invalid --raw-blocks for head " + std::to_string(h) + " (" + why + ")");
+  };
+  if (g.window != g.stride) {
+    refuse("window " + std::to_string(g.window) + ", stride " + std::to_string(g.stride) +
+           ": raw blocks need window = stride, blocks that do not overlap as NSA's selection "
+           "blocks and MoBA's");
+  }
+  if (m.needle_tokens > 1)
+    refuse("raw blocks are read for a needle of one token, --needle-tokens 1");
+  if (m.read_path(h).index_rho != 0) {
+    refuse(
+        "raw blocks need --index-rho 0: a raw token's logit and its block's score are "
+        "otherwise tied through the block's keys");
+  }
+  if (m.full_vector()) {
+    refuse("raw blocks are read in the standardized channel: give --beta, not --dim");
+  }
+}
+
 // What the read paths need beyond validate_read_path's checks of each value: one per head, an
 // index gate of the head's window, a window and a needle within the context, an index beta the
 // full-vector model can give (sqrt(d / (1 + sigma^2)) is at most sqrt(d)).
@@ -42,6 +69,7 @@ void validate_read_paths(const NiahModel& m) {
                 std::to_string(m.dim.value_or(0)) +
                 " (the indexer's beta is sqrt(d / (1 + sigma^2)), in (0, sqrt(d)] = (0, " +
                 format_number(root) + "])");
+    if (path.raw_blocks) validate_raw_blocks(m, h);
   }
 }
 
@@ -193,7 +221,13 @@ bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
 // the heads (random:SEED as --heads replicates --gates), or one per head.
 std::vector<ReadPathValues> command_read_paths(const NiahSpec& spec, int heads, int window) {
   const auto& o = spec.read;
-  ReadPathValues values{o.top_k, std::nullopt, o.index_beta, o.index_rho, o.sliding_window, o.sink};
+  ReadPathValues values{o.top_k,
+                        std::nullopt,
+                        o.index_beta,
+                        o.index_rho,
+                        o.sliding_window,
+                        o.sink,
+                        o.raw_blocks ? std::optional(true) : std::nullopt};
   validate_read_path(values);
   std::vector<ReadPathValues> list(static_cast<std::size_t>(heads), values);
   if (!o.index_gates) return list;

@@ -109,6 +109,8 @@ struct Architecture {
   /// Per head, the index of the head that holds its cache (itself, or the first query head of
   /// its cache): run.hpp, NiahModel::key_heads.
   std::vector<int> key_heads() const;
+  /// Per head, the read path the file gives it (the defaults where it is silent).
+  std::vector<ReadPath> read_paths() const;
   /// True when some layer has a kind, shares a cache or is window-only: a stack whose
   /// documents list its layers by kind.
   bool stacked() const;
@@ -144,7 +146,10 @@ struct KvCost {
 };
 
 /// `key_heads` as NiahModel::key_heads: a head counts when it holds its cache (empty: all do).
-KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {});
+/// A cache read as raw blocks (`read_paths`, as NiahModel::read_paths; empty: none) keeps every
+/// raw token besides its block keys: 1 + 1/S entries per token.
+KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {},
+               std::span<const ReadPath> read_paths = {});
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
 /// "gate", and "split_rho", "channels", "query_head" and "query_heads" where they apply}, ...]},

@@ -3,7 +3,9 @@
 // visible entries by a selection score with its own gate and signal strength (an indexer),
 // correlated rho with the entry's attention logit; stage 2 (attention) takes the argmax over
 // what stage 1 kept, the sliding window's last N raw tokens and a sink with a fixed
-// standardized logit (if the sink wins, nothing is read). With every field off this is
+// standardized logit (if the sink wins, nothing is read). With raw blocks (NSA's selection
+// branch, MoBA) stage 2 reads the raw tokens of the selected entries instead of their pooled
+// keys: the needle's own token at u = 1 if its entry was kept. With every field off this is
 // section 4's argmax over all entries.
 #include <cstdint>
 #include <optional>
@@ -27,12 +29,14 @@ struct ReadPath {
   double index_rho = 0;               ///< correlation of an entry's selection and attention logits
   int sliding_window = 0;             ///< the last N tokens also read raw, one entry each
   std::optional<double> sink;         ///< a stage-2 competitor with this standardized logit
+  /// Stage 2 reads the W raw tokens of each kept entry (W = S), not its pooled key.
+  bool raw_blocks = false;
 
   /// True when stage 1 drops some of `entries` entries.
   bool selects(std::int64_t entries) const { return top_k && *top_k < entries; }
   /// True when nothing but section 4's argmax is read (selection, if any, keeps everything).
   bool plain(std::int64_t entries) const {
-    return !selects(entries) && sliding_window == 0 && !sink;
+    return !selects(entries) && sliding_window == 0 && !sink && !raw_blocks;
   }
 };
 
@@ -45,6 +49,7 @@ struct ReadPathValues {
   std::optional<double> index_rho;
   std::optional<std::int64_t> sliding_window;
   std::optional<double> sink;
+  std::optional<bool> raw_blocks;
 
   /// These values where set, else those of `fallback`.
   ReadPathValues over(const ReadPathValues& fallback) const;
@@ -63,6 +68,7 @@ struct ReadPathOptions {
   std::optional<double> index_rho;
   std::optional<std::int64_t> sliding_window;
   std::optional<double> sink;
+  bool raw_blocks = false;  ///< a flag: set, every head without a file value reads raw blocks
 };
 
 /// Throws InputError unless every set value is allowed, whatever the context: --top-k at
@@ -72,7 +78,8 @@ struct ReadPathOptions {
 /// a.toml: layer 2: top_k 0 (...)", keys then named as the file writes them).
 void validate_read_path(const ReadPathValues& values, const std::string& where = "");
 
-/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink"}, each where set
+/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink", "raw_blocks"},
+/// each where set
 /// (the index gate as its spec): what a report says of a head's read path.
 Json read_path_json(const ReadPath& path);
 
