@@ -82,8 +82,14 @@ void print_architecture(const niah::Architecture& arch, const Json& doc, std::os
     if (head.split_rho != 1) out << ", split rho " << head.split_rho;
     if (head.query_heads > 1) out << ", read by " << head.query_heads << " query heads";
     if (head.read_path.raw_blocks.value_or(false)) out << ", selected blocks read raw";
+    const auto& json = doc["architecture"]["heads"][h];
+    if (json.contains("coverage_as")) {
+      const auto& as = arch.heads[json["coverage_as"].get<std::size_t>()];
+      out << "; coverage as layer " << as.layer << ", head " << as.head << "\n";
+      continue;
+    }
     out << "\n";
-    print_stages(doc["architecture"]["heads"][h], out);
+    print_stages(json, out);
   }
 }
 

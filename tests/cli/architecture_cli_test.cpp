@@ -299,6 +299,15 @@ TEST_CASE("niah --arch nsa and moba at 128k: raw blocks, analytic and fast agree
   CHECK(nsa.out.find("layers by kind:\n  NSA: 30 (layers 1-30)\n") != std::string::npos);
   CHECK(nsa.out.find("W=64 S=64 offset 0, gate uniform, read by 16 query heads, selected blocks "
                      "read raw") != std::string::npos);
+  // A cache alike an earlier one (geometry and coverage) names it: MoBA's 232 caches of 4096
+  // phases are one table, and the full-attention layers' 24 another.
+  const auto moba = run_json("coverage --arch moba");
+  const auto& heads = moba["architecture"]["heads"];
+  int tables = 0;
+  for (const auto& head : heads) tables += head.contains("phases") ? 1 : 0;
+  CHECK(tables == 2);
+  CHECK(heads[4]["coverage_as"] == 0);                  // layer 1, head 2 (4 query heads a cache)
+  CHECK(heads[31 * 32 + 4]["coverage_as"] == 29 * 32);  // layer 32, head 2: layer 30, head 1
   // MoBA's fast trials cost about 0.1 ms a cache (needle_laws' O(W) slot laws, W = 4096): few.
   for (const auto& [arch, options, trials, layers, kv] :
        {std::tuple{"nsa", " --beta 4 --groups 64 --prompts 8", 512, 30,
