@@ -173,7 +173,8 @@ void check_coverage_work(const std::string& arch, const Architecture& architectu
 
 /// The `coverage --arch ARCH` document: `arch` as the user named it, the architecture with
 /// each cache's gate_weights and phases (model/coverage.hpp) on its first query head (the
-/// others read the same entries through the same gate), and its KV cost.
+/// others read the same entries through the same gate; a cache with an earlier one's geometry
+/// and coverage gives that head's index as coverage_as instead), and its KV cost.
 Json architecture_coverage_document(const std::string& arch, const Architecture& architecture);
 
 }  // namespace phasesim::niah
