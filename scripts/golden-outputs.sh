@@ -28,7 +28,7 @@ coverage --window 12 --stride 4 --gates random:3:0.5
 coverage --window 8 --stride 4 --gates channels:onehot:4=0.25|uniform=0.75
 coverage --arch v4-csa
 coverage --arch v4-hca
-coverage --arch nsa
+coverage --arch nsa-compression
 coverage --arch v41-csa
 niah --prompts 64
 niah --window 12 --stride 4 --heads 3 --gates random:5 --beta 5.5 --context 8192 --groups 12 --prompts 20 --combine vote:2 --knockout 1 --seed 7 --threads 2
@@ -37,7 +37,7 @@ niah --window 8 --stride 4 --engine analytic --beta 3.0 --gates uniform --contex
 niah --window 8 --stride 4 --beta 3.0 --content-noise 0.5 --context 4096 --prompts 16
 niah --window 4 --stride 4 --engine full --dim 16 --query-noise 0.5 --rms-norm --context 2048 --prompts 8 --seed 3
 niah --window 4 --stride 4 --engine full-double --dim 8 --context 1024 --prompts 8
-niah --arch nsa --beta 5.0 --context 8192 --prompts 16
+niah --arch nsa-compression --beta 5.0 --context 8192 --prompts 16
 niah --arch v4-csa --engine analytic --context 16384
 niah --arch v41-csa --engine analytic --context 16384 --beta 8
 niah --gates channels:onehot:4=0.25|uniform=0.75 --split-rho 0.5 --dim 16 --engine full --context 2048 --prompts 8
@@ -49,7 +49,7 @@ niah --dim 16 --window 8 --stride 4 --gates uniform --content-noise 0.5 --split-
 niah --dim 16 --window 8 --stride 4 --gates uniform --rms-norm --content-noise 0.5 --context 2048 --prompts 16
 niah --dim 16 --window 8 --stride 4 --heads 2 --gates channels:weights:1,0,0,0,0,1,0,0|onehot:6;channels:uniform|last --split-rho 0.3 --context 2048 --prompts 16
 niah --dim 16 --window 8 --stride 4 --gates channels:onehot:4=0.25|uniform=0.75 --content-noise 0.5 --context 2048 --prompts 16
-niah --arch nsa --dim 32 --rms-norm --context 8192 --groups 16 --prompts 8
+niah --arch nsa-compression --dim 32 --rms-norm --context 8192 --groups 16 --prompts 8
 compare experiments/mitigations/arch/w8s8-trained.toml experiments/mitigations/arch/w8s8-diverse.toml experiments/mitigations/arch/w8s8-offsets.toml --beta 4.15 --context 8192 --prompts 32
 compare v4-csa v4-hca --engine analytic --context 16384
 optimize

@@ -43,8 +43,9 @@ def compare(
     """Architectures on the same needles: KV cost, mean, worst, gap, paired difference (`phasesim compare`).
 
     Arguments, as the CLI's options (dashes as underscores):
-      architectures: Architecture files or presets (nsa, v4-csa, v4-flash, v4-hca, v4-pro,
-          v41-csa, v41-flash); differences are against the first (required)
+      architectures: Architecture files or presets (moba, nsa, nsa-compression, v4-csa,
+          v4-flash, v4-hca, v4-pro, v41-csa, v41-flash); differences are against the first
+          (required)
       beta: Standardized channel: signal strength beta (4.5 when neither --beta nor --dim is
           given) (not given)
       dim: Full-vector model: key dimension d (instead of --beta) (not given)
@@ -81,8 +82,8 @@ def coverage(
       index_gates: The read path's index gate (stage 1, selection), in the forms of --gates (not
           given)
       arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
-          or a preset (nsa, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash); replaces
-          --window, --stride, --gates, --index-gates (not given)
+          or a preset (moba, nsa, nsa-compression, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa,
+          v41-flash); replaces --window, --stride, --gates, --index-gates (not given)
 
     Returns the `coverage` JSON document as a dict. Bad input raises ValueError with the CLI's
     line; Ctrl-C raises KeyboardInterrupt.
@@ -325,6 +326,7 @@ def niah(
     index_rho: Optional[float] = None,
     sliding_window: Optional[int] = None,
     sink: Optional[float] = None,
+    raw_blocks: bool = False,
     needle_tokens: int = 1,
     beta: Optional[float] = None,
     dim: Optional[int] = None,
@@ -355,8 +357,9 @@ def niah(
           projections, MODEL.md section 9; 1: one projection; an architecture file gives
           split_rho per layer or head) (default 1.0)
       arch: Architecture: a TOML file of layers of heads (window, stride, offset, gate per head)
-          or a preset (nsa, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash); replaces
-          --window, --stride, --heads, --gates, --offset, --split-rho (not given)
+          or a preset (moba, nsa, nsa-compression, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa,
+          v41-flash); replaces --window, --stride, --heads, --gates, --offset, --split-rho (not
+          given)
       top_k: Stage 1 keeps the K entries with the best selection scores (default: every entry,
           the argmax over all; a K at least the entries selects nothing) (not given)
       index_gates: The selection score's gate: one for every head or one per head,
@@ -368,6 +371,9 @@ def niah(
           (not given)
       sink: A stage-2 competitor with this standardized logit: when it wins, nothing is read
           (not given)
+      raw_blocks: Stage 2 reads the raw tokens of the kept entries (NSA's selection branch,
+          MoBA), the needle's at u = 1, not their pooled keys (needs --window = --stride)
+          (default False)
       needle_tokens: Tokens n of the needle (p..p+n-1); the query matches the normalized sum of
           their keys (default 1)
       beta: Standardized channel: signal strength beta (4.5 when neither --beta nor --dim is

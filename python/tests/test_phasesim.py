@@ -77,8 +77,8 @@ CASES = [
      "--context 2048 --prompts 8 --seed 3"),
     (phasesim.niah, dict(window=8, stride=4, offset=1, beta=5.0, context=8192, prompts=16),
      "niah --window 8 --stride 4 --offset 1 --beta 5.0 --context 8192 --prompts 16"),
-    (phasesim.niah, dict(arch="nsa", beta=5.0, context=8192, prompts=16),
-     "niah --arch nsa --beta 5.0 --context 8192 --prompts 16"),
+    (phasesim.niah, dict(arch="nsa-compression", beta=5.0, context=8192, prompts=16),
+     "niah --arch nsa-compression --beta 5.0 --context 8192 --prompts 16"),
     (phasesim.niah, dict(beta=5.0, context=8192, prompts=16, top_k=64, index_gates="uniform",
                          index_rho=0.5, sliding_window=128, sink=1.5, needle_tokens=2),
      "niah --beta 5.0 --context 8192 --prompts 16 --top-k 64 --index-gates uniform "

@@ -66,7 +66,7 @@ void print_layer_kinds(const Json& arch, std::ostream& out) {
 
 // Every cache's coverage, the architecture and its KV cost.
 void print_architecture(const niah::Architecture& arch, const Json& doc, std::ostream& out) {
-  const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads());
+  const auto cost = niah::kv_cost(arch.geometries(), arch.key_heads(), arch.read_paths());
   out << "coverage of architecture " << arch.name << " (" << arch.file
       << "): " << counted(arch.layers, "layer") << ", "
       << heads_text(cost.heads, static_cast<int>(arch.heads.size())) << ", kv cost "
@@ -81,8 +81,15 @@ void print_architecture(const niah::Architecture& arch, const Json& doc, std::os
         << " S=" << g.stride << " offset " << g.offset << ", gate " << head.gate.spec;
     if (head.split_rho != 1) out << ", split rho " << head.split_rho;
     if (head.query_heads > 1) out << ", read by " << head.query_heads << " query heads";
+    if (head.read_path.raw_blocks.value_or(false)) out << ", selected blocks read raw";
+    const auto& json = doc["architecture"]["heads"][h];
+    if (json.contains("coverage_as")) {
+      const auto& as = arch.heads[json["coverage_as"].get<std::size_t>()];
+      out << "; coverage as layer " << as.layer << ", head " << as.head << "\n";
+      continue;
+    }
     out << "\n";
-    print_stages(doc["architecture"]["heads"][h], out);
+    print_stages(json, out);
   }
 }
 

@@ -72,7 +72,8 @@ void print_frontier(const commands::Frontier& command, const commands::Frontier:
     out << ", " << below << " below the floor";
   }
   out << "; kv/token: entries stored per token of context; read/query: entries the attention "
-         "reads per query (selected entries and the sliding window's tokens)\n";
+         "reads per query (selected entries, a raw-block cache's block scores and selected raw "
+         "tokens, and the sliding window's tokens)\n";
   for (const auto& file : result.files) out << "wrote " << file << "\n";
 }
 

@@ -59,6 +59,7 @@ void print_read_path(const niah::NiahModel& m, std::ostream& out) {
     out << ", top-k " << *p.top_k << " (index " << (p.index_gate ? p.index_gate->spec : "gate")
         << ", beta " << m.index_beta(0) << ", rho " << p.index_rho << ")";
   }
+  if (p.raw_blocks) out << ", raw blocks";
   if (p.sliding_window > 0) out << ", window " << p.sliding_window;
   if (p.sink) out << ", sink " << *p.sink;
 }
@@ -111,7 +112,7 @@ void print_summary(const niah::NiahRun& run, const niah::NiahSummary& s, double 
     out << "exact (no trials)";
   }
   out << ", " << fixed(seconds, 2) << " s\n";
-  const auto cost = niah::kv_cost(run.model.geometries, run.model.key_heads);
+  const auto cost = niah::kv_cost(run.model.geometries, run.model.key_heads, run.model.read_paths);
   out << "kv cost " << fixed(cost.entries_per_token, 4) << " entries per token, "
       << fixed(cost.relative(), 4) << " of full attention (" << counted(cost.heads, "head")
       << ")\n";

@@ -96,6 +96,10 @@ void add_read_path(OptionTable<Options>& t) {
       "sink", [](auto& o) -> auto& { return o.spec.read.sink; },
       "A stage-2 competitor with this standardized logit: when it wins, nothing is read");
   t.add(
+      "raw-blocks", [](auto& o) -> auto& { return o.spec.read.raw_blocks; },
+      "Stage 2 reads the raw tokens of the kept entries (NSA's selection branch, MoBA), the "
+      "needle's at u = 1, not their pooled keys (needs --window = --stride)");
+  t.add(
       "needle-tokens", [](auto& o) -> auto& { return o.spec.needle_tokens; },
       "Tokens n of the needle (p..p+n-1); the query matches the normalized sum of their keys");
 }

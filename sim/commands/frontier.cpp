@@ -16,7 +16,8 @@ CommandInfo Frontier::info() {
       "mean (or, with --weight, the weighted score), above --floor; each row an architecture "
       "file (--out writes them). Exact (the analytic engine) where it computes the design; "
       "needles of several tokens and --index-rho other than 0 run on the fast engine, each such "
-      "row with its trials and standard error. The presets run at the same context and are "
+      "row with its trials and standard error. The presets run at the same context (at most "
+      "128 groups; a preset the context cannot hold is left out, with a warning) and are "
       "marked against the frontier.";
   return info;
 }

@@ -14,11 +14,12 @@ CommandInfo Niah::info() {
       "--arch, an architecture: layers of heads, each with its own window, stride, offset and gate "
       "(a file, or a preset: " +
       joined(niah::architecture_presets()) +
-      "; whole models layer by layer: v4-flash, v4-pro, v41-flash); every run reports its KV "
-      "cost. The "
+      "; whole models layer by layer: v4-flash, v4-pro, v41-flash, nsa, moba); every run reports "
+      "its KV cost. The "
       "read path (MODEL.md section 10): top-k selection by an indexer with its own gate "
-      "(--top-k, --index-gates, --index-beta, --index-rho), the sliding window, a sink, needles "
-      "of several tokens. "
+      "(--top-k, --index-gates, --index-beta, --index-rho), the sliding window, a sink, the "
+      "selected blocks read raw (--raw-blocks: NSA's selection branch, MoBA), needles of "
+      "several tokens. "
       "Engines: analytic, fast (the default), full, full-double, gpu (sim/ENGINES.md).";
   return info;
 }

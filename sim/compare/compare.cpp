@@ -126,7 +126,7 @@ std::vector<ArchitectureComparison> run_compare(const ComparePlan& plan, const P
     c.label = labels[a];
     c.run = run;
     c.result = niah::niah_result(run, output);
-    c.cost = niah::kv_cost(run.model.geometries, run.model.key_heads);
+    c.cost = niah::kv_cost(run.model.geometries, run.model.key_heads, run.model.read_paths);
     const auto outcomes = output.outcomes ? combined_outcomes(run, output) : std::vector<bool>{};
     if (a == 0) reference_outcomes = outcomes;
     const auto& reference = a == 0 ? c.result : comparison.front().result;

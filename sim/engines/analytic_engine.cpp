@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 #include "phasesim/channel/phase_channel.hpp"
@@ -102,7 +103,11 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   channel::TwoStageRest rest;
   rest.top_k = path.top_k.value_or(m.entries(h));
   rest.sink = path.sink;
+  rest.block_tokens = path.raw_blocks ? g.window : 0;
   HeadSuccess head;
+  // Phases whose places have the same laws have the same values (all of them under a uniform
+  // gate with W = S, as MoBA's 4096): computed once.
+  std::map<std::vector<double>, std::vector<channel::TwoStageValue>> computed;
   for (int phi = 0; phi < g.stride; ++phi) {
     const auto p = position_of_phase(g, phi);
     const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, 1, m.entries(h), p + 1);
@@ -112,12 +117,22 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
     for (std::size_t x = 0; x < laws.places.size(); ++x) {
       const auto& a = laws.places[x];
       const auto& i = index.places[x];
-      places.push_back({{a.mean, a.sd}, {i.mean, i.sd}, false});
+      // Raw blocks read the needle's own token of a kept entry, at u = 1.
+      const channel::NeedleEntry read =
+          path.raw_blocks ? channel::NeedleEntry{beta, 0.0} : channel::NeedleEntry{a.mean, a.sd};
+      places.push_back({read, {i.mean, i.sd}, false});
     }
     rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
+    std::vector<double> key;
+    for (const auto& x : places) {
+      key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd});
+    }
+    auto& values = computed[key];
     // Far from the query, and (with a window) inside it: one stage 1.
-    const auto values = channel::two_stage_variants(
-        places, rest, channel::far_and_window_variants(beta, path.sliding_window));
+    if (values.empty()) {
+      values = channel::two_stage_variants(
+          places, rest, channel::far_and_window_variants(beta, path.sliding_window));
+    }
     head.far.push_back(values.front().retrieved);
     head.far_selected.push_back(values.front().selected);
     head.window.push_back(values.back().retrieved);
@@ -153,7 +168,7 @@ bool same_read(const niah::NiahModel& m, int a, int b) {
   const auto& x = m.read_path(a);
   const auto& y = m.read_path(b);
   return x.top_k == y.top_k && x.index_rho == y.index_rho && x.sliding_window == y.sliding_window &&
-         x.sink == y.sink && m.index_beta(a) == m.index_beta(b) &&
+         x.sink == y.sink && x.raw_blocks == y.raw_blocks && m.index_beta(a) == m.index_beta(b) &&
          same_pooling(m.index_gate(a), m.index_gate(b));
 }
 

@@ -62,4 +62,13 @@ void require_full_vector(const niah::NiahModel& model, const std::string& engine
                                    "engine needs --dim D)");
 }
 
+void refuse_raw_blocks(const niah::NiahModel& model, const std::string& engine) {
+  for (int h = 0; h < model.heads(); ++h) {
+    require(!model.read_path(h).raw_blocks,
+            "invalid --engine " + engine + " with --raw-blocks (head " + std::to_string(h) +
+                " reads the raw tokens of its selected blocks, which the full-vector engines "
+                "do not materialize; use --engine analytic or fast)");
+  }
+}
+
 }  // namespace phasesim::engines

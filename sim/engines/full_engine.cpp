@@ -169,7 +169,10 @@ class FullEngine final : public Engine {
  public:
   std::string name() const override { return std::is_same_v<Real, float> ? "full" : "full-double"; }
   bool monte_carlo() const override { return true; }
-  void check(const niah::NiahModel& model) const override { require_full_vector(model, name()); }
+  void check(const niah::NiahModel& model) const override {
+    refuse_raw_blocks(model, name());
+    require_full_vector(model, name());
+  }
   std::string approximation(const niah::NiahModel&) const override { return ""; }
   WorkEstimate estimate(const niah::NiahRun& run) const override {
     // Every trial draws a d-vector key for each token every cache pools (query heads share

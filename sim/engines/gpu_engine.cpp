@@ -17,6 +17,7 @@ class GpuEngine final : public Engine {
   bool monte_carlo() const override { return true; }
   void check(const niah::NiahModel& model) const override {
     const auto reason = gpu_unavailable_reason();
+    refuse_raw_blocks(model, name());
     require(reason.empty(), "invalid --engine gpu: " + reason);
     require_full_vector(model, name());
   }

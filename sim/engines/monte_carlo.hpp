@@ -102,4 +102,8 @@ niah::OutcomeTable outcomes_of(const niah::NiahRun& run, const std::vector<niah:
 /// Throws InputError unless the model is full-vector: the message names `engine`.
 void require_full_vector(const niah::NiahModel& model, const std::string& engine);
 
+/// Throws InputError, naming the engines that can, when some head reads raw blocks
+/// (niah::ReadPath::raw_blocks): the full-vector engines materialize pooled entries only.
+void refuse_raw_blocks(const niah::NiahModel& model, const std::string& engine);
+
 }  // namespace phasesim::engines

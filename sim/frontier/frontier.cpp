@@ -13,17 +13,23 @@ namespace phasesim::frontier {
 
 namespace {
 
+// The most groups a preset's table uses: a report keeps every trial of every head (MoBA's 1024
+// query heads at 4096 groups of 256 prompts were 32 GiB), and the V4 presets need 128.
+constexpr std::int64_t kMaxPresetGroups = 128;
+
 // Groups a preset's NIAH table uses: the least common multiple of its strides (each group one
-// phase of every cache), its largest stride where that multiple is beyond kMaxDesigns.
+// phase of every cache), its largest stride where that multiple is beyond kMaxDesigns, and at
+// most kMaxPresetGroups: then a group mixes phases of the largest strides (MoBA's blocks of
+// 4096, whose uniform gate reads every phase alike, so its worst group is its worst phase).
 int preset_groups(const niah::Architecture& arch) {
   std::int64_t groups = 1;
   std::int64_t largest = 1;
   for (const auto& g : arch.geometries()) {
     largest = std::max<std::int64_t>(largest, g.stride);
     groups = std::lcm(groups, static_cast<std::int64_t>(g.stride));
-    if (groups > kMaxDesigns) return static_cast<int>(largest);
+    if (groups > kMaxDesigns) return static_cast<int>(std::min(largest, kMaxPresetGroups));
   }
-  return static_cast<int>(groups);
+  return static_cast<int>(std::min(groups, kMaxPresetGroups));
 }
 
 void require_listed(const auto& list, const std::string& option) {
@@ -99,15 +105,19 @@ Candidate candidate(const FrontierSpec& spec, const niah::Architecture& arch, in
 }
 
 // Entries the attention reads per query, over the caches: the selected ones (all without a
-// selection) and the sliding window's raw tokens.
+// selection) and the sliding window's raw tokens. A cache read as raw blocks reads every
+// visible block's score (its pooled key, in the attention's own key space, unlike an indexer's
+// small cache), then W raw tokens of each selected block.
 double read_entries(const niah::NiahModel& m) {
   double entries = 0;
   for (int h = 0; h < m.heads(); ++h) {
     if (m.key_head(h) != h) continue;
     const auto& path = m.read_path(h);
     const auto visible = m.entries(h);
-    entries += static_cast<double>(path.top_k ? std::min(*path.top_k, visible) : visible) +
-               path.sliding_window;
+    const auto kept = static_cast<double>(path.top_k ? std::min(*path.top_k, visible) : visible);
+    entries +=
+        (path.raw_blocks ? static_cast<double>(visible) + kept * m.geometry(h).window : kept) +
+        path.sliding_window;
   }
   return entries;
 }
@@ -145,9 +155,13 @@ FrontierPlan prepare_frontier(const FrontierSpec& spec, const engines::EngineReg
   if (spec.presets) {
     for (const auto& name : niah::architecture_presets()) {
       const auto arch = niah::load_architecture(name);
-      auto c = candidate(spec, arch, preset_groups(arch), engines, threads);
-      c.preset = true;
-      plan.candidates.push_back(std::move(c));
+      try {  // a preset the context cannot hold (MoBA's blocks of 4096 at 8k) is left out
+        auto c = candidate(spec, arch, preset_groups(arch), engines, threads);
+        c.preset = true;
+        plan.candidates.push_back(std::move(c));
+      } catch (const InputError& e) {
+        plan.warnings.push_back("preset " + name + " left out: " + e.what());
+      }
     }
   }
   for (const auto& c : plan.candidates) {
@@ -176,7 +190,8 @@ Row row_of(const FrontierPlan& plan, std::size_t index, const Parallel& parallel
   const auto& run = c.plan.run();
   Row row;
   row.candidate = index;
-  row.cost = niah::kv_cost(run.architecture->geometries(), run.model.key_heads);
+  row.cost =
+      niah::kv_cost(run.architecture->geometries(), run.model.key_heads, run.model.read_paths);
   row.read_entries = read_entries(run.model);
   row.summary = result.summary;
   row.worst_std_error =

@@ -54,7 +54,8 @@ struct HeadValues {
 const std::vector<std::string> kHeadKeys = {
     "window",     "stride",      "offset",         "gate",       "channels",
     "split_rho",  "query_heads", "top_k",          "index_gate", "index_channels",
-    "index_beta", "index_rho",   "sliding_window", "sink",       "beta"};
+    "index_beta", "index_rho",   "sliding_window", "sink",       "beta",
+    "raw_blocks"};
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
                 const Where& where) {
@@ -152,6 +153,13 @@ ArchitectureFit read_fit(const toml::node& node, const Where& where) {
           needed(number(*table, "one_gate_beta", where), "one_gate_beta")};
 }
 
+bool flag(const toml::table& table, const char* key, const Where& where) {
+  const auto* node = table.get(key);
+  if (!node) return false;
+  if (!node->is_boolean()) fail(where, std::string(key) + " must be true or false");
+  return *node->value<bool>();
+}
+
 HeadValues read_values(const toml::table& table, const Where& where) {
   ReadPathValues read;
   read.top_k = integer(table, "top_k", where);
@@ -160,6 +168,7 @@ HeadValues read_values(const toml::table& table, const Where& where) {
   read.sliding_window = integer(table, "sliding_window", where);
   read.sink = number(table, "sink", where);
   read.beta = number(table, "beta", where);
+  if (table.get("raw_blocks")) read.raw_blocks = flag(table, "raw_blocks", where);
   validate_read_path(read, where.text() + ": ");
   return {integer(table, "window", where),
           integer(table, "stride", where),
@@ -249,13 +258,6 @@ std::vector<HeadValues> layer_heads(const toml::table& layer, const Where& where
     heads.push_back(read_values(*table, at));
   }
   return heads;
-}
-
-bool flag(const toml::table& table, const char* key, const Where& where) {
-  const auto* node = table.get(key);
-  if (!node) return false;
-  if (!node->is_boolean()) fail(where, std::string(key) + " must be true or false");
-  return *node->value<bool>();
 }
 
 // `window_only = true`: the layer's sliding window and sink, and no head.
@@ -391,6 +393,12 @@ std::vector<int> Architecture::key_heads() const {
     list.push_back(head.cache_head >= 0 ? head.cache_head
                                         : static_cast<int>(h) - (head.query_head - 1));
   }
+  return list;
+}
+
+std::vector<ReadPath> Architecture::read_paths() const {
+  std::vector<ReadPath> list;
+  for (const auto& head : heads) list.push_back(head.read_path.resolve());
   return list;
 }
 
@@ -533,27 +541,46 @@ Json architecture_coverage_document(const std::string& arch, const Architecture&
   auto doc = new_document("coverage");
   doc["arch"] = arch;
   doc["architecture"] = architecture_json(architecture);
-  doc["kv_cost"] = kv_cost_json(kv_cost(architecture.geometries(), architecture.key_heads()));
+  doc["kv_cost"] = kv_cost_json(
+      kv_cost(architecture.geometries(), architecture.key_heads(), architecture.read_paths()));
+  std::vector<std::size_t> shown;  // the caches whose coverage the document carries
   for (std::size_t h = 0; h < architecture.heads.size(); ++h) {
     const auto& head = architecture.heads[h];
     // A cache's other query heads read its entries through the same gate (v4-hca's 64
     // copies made the document 2.6 MB).
     if (!head.holds_cache()) continue;
-    auto& json = doc["architecture"]["heads"][h];
-    json["gate_weights"] = head.gate.weights;
-    json["phases"] = phase_coverage_json(phase_coverage(head.geometry, head.gate));
+    Json coverage = {{"gate_weights", head.gate.weights},
+                     {"phases", phase_coverage_json(phase_coverage(head.geometry, head.gate))}};
     if (head.read_path.index_gate) {
-      add_index_coverage(json, head.geometry, *head.read_path.index_gate);
+      add_index_coverage(coverage, head.geometry, *head.read_path.index_gate);
     }
+    auto& json = doc["architecture"]["heads"][h];
+    // A cache with an earlier one's geometry and coverage names it instead (MoBA's 232 alike
+    // caches of 4096 phases made the document 317 MB).
+    const auto alike = std::find_if(shown.begin(), shown.end(), [&](std::size_t e) {
+      const auto& earlier = doc["architecture"]["heads"][e];
+      return earlier["window"] == json["window"] && earlier["stride"] == json["stride"] &&
+             earlier["offset"] == json["offset"] && earlier["phases"] == coverage["phases"] &&
+             earlier["gate_weights"] == coverage["gate_weights"] &&
+             earlier.value("index_phases", Json()) == coverage.value("index_phases", Json());
+    });
+    if (alike != shown.end()) {
+      json["coverage_as"] = *alike;
+      continue;
+    }
+    json.update(coverage);
+    shown.push_back(h);
   }
   return doc;
 }
 
-KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads) {
+KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads,
+               std::span<const ReadPath> read_paths) {
   KvCost cost;
   for (std::size_t h = 0; h < geometries.size(); ++h) {
     if (!key_heads.empty() && key_heads[h] != static_cast<int>(h)) continue;
-    cost.entries_per_token += 1.0 / geometries[h].stride;
+    const bool raw = !read_paths.empty() && read_paths[h].raw_blocks;
+    cost.entries_per_token += 1.0 / geometries[h].stride + (raw ? 1.0 : 0.0);
     ++cost.heads;
   }
   return cost;

@@ -62,6 +62,8 @@ std::vector<std::string> head_values(const ArchitectureHead& head, const std::st
     values.push_back("sliding_window = " + std::to_string(*read.sliding_window));
   if (read.sink) values.push_back("sink = " + format_number(*read.sink));
   if (read.beta) values.push_back("beta = " + format_number(*read.beta));
+  if (read.raw_blocks)
+    values.push_back(*read.raw_blocks ? "raw_blocks = true" : "raw_blocks = false");
   return values;
 }
 

@@ -32,7 +32,8 @@ ReadPathValues ReadPathValues::over(const ReadPathValues& fallback) const {
           either(index_rho, fallback.index_rho),
           either(sliding_window, fallback.sliding_window),
           either(sink, fallback.sink),
-          either(beta, fallback.beta)};
+          either(beta, fallback.beta),
+          either(raw_blocks, fallback.raw_blocks)};
 }
 
 ReadPath ReadPathValues::resolve() const {
@@ -42,11 +43,13 @@ ReadPath ReadPathValues::resolve() const {
           index_rho.value_or(0.0),
           static_cast<int>(sliding_window.value_or(0)),
           sink,
-          beta};
+          beta,
+          raw_blocks.value_or(false)};
 }
 
 bool ReadPathValues::empty() const {
-  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink && !beta;
+  return !top_k && !index_gate && !index_beta && !index_rho && !sliding_window && !sink && !beta &&
+         !raw_blocks;
 }
 
 void validate_read_path(const ReadPathValues& v, const std::string& where) {
@@ -84,6 +87,7 @@ Json read_path_json(const ReadPath& path) {
   if (path.sliding_window > 0) json["sliding_window"] = path.sliding_window;
   if (path.sink) json["sink"] = *path.sink;
   if (path.beta) json["beta"] = *path.beta;
+  if (path.raw_blocks) json["raw_blocks"] = true;
   return json;
 }
 

@@ -82,7 +82,7 @@ void put_parameters(Json& doc, const NiahRun& run, const std::string& engine,
     for (int h = 0; h < m.heads(); ++h)
       arch["heads"][static_cast<std::size_t>(h)]["entries"] = m.entries(h);
     doc["architecture"] = arch;
-    doc["kv_cost"] = kv_cost_json(kv_cost(m.geometries, m.key_heads));
+    doc["kv_cost"] = kv_cost_json(kv_cost(m.geometries, m.key_heads, m.read_paths));
   }
 }
 

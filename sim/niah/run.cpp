@@ -24,6 +24,33 @@ void check_dim_beta(const NiahModel& m, const std::optional<double>& beta, const
               "])");
 }
 
+// What raw blocks (ReadPath::raw_blocks) are defined for: blocks that do not overlap (W = S: a
+// token in two kept blocks would count once or twice), a needle of one token (its raw token is
+// one place at u = 1), selection scores independent of the raw tokens' logits (rho 0: a raw
+// token's logit and its block's pooled score are tied by the keys the block pools), and the
+// standardized channel (the engines that read raw blocks, analytic and fast, work in it).
+void validate_raw_blocks(const NiahModel& m, int h) {
+  const auto& g = m.geometry(h);
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("invalid --raw-blocks for head " + std::to_string(h) + " (" + why + ")");
+  };
+  if (g.window != g.stride) {
+    refuse("window " + std::to_string(g.window) + ", stride " + std::to_string(g.stride) +
+           ": raw blocks need window = stride, blocks that do not overlap as NSA's selection "
+           "blocks and MoBA's");
+  }
+  if (m.needle_tokens > 1)
+    refuse("raw blocks are read for a needle of one token, --needle-tokens 1");
+  if (m.read_path(h).index_rho != 0) {
+    refuse(
+        "raw blocks need --index-rho 0: a raw token's logit and its block's score are "
+        "otherwise tied through the block's keys");
+  }
+  if (m.full_vector()) {
+    refuse("raw blocks are read in the standardized channel: give --beta, not --dim");
+  }
+}
+
 // What the read paths need beyond validate_read_path's checks of each value: one per head, an
 // index gate of the head's window, a window and a needle within the context, an index beta the
 // full-vector model can give (a head's own beta: read_paths, where its file names it).
@@ -48,6 +75,7 @@ void validate_read_paths(const NiahModel& m) {
             "invalid --sliding-window " + std::to_string(path.sliding_window) +
                 " (must be at most the context, " + std::to_string(m.context) + ")");
     check_dim_beta(m, path.index_beta, "--index-beta", "the indexer's");
+    if (path.raw_blocks) validate_raw_blocks(m, h);
   }
 }
 
@@ -209,8 +237,14 @@ bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
 // the heads (random:SEED as --heads replicates --gates), or one per head.
 std::vector<ReadPathValues> command_read_paths(const NiahSpec& spec, int heads, int window) {
   const auto& o = spec.read;
-  ReadPathValues values{o.top_k,          std::nullopt, o.index_beta, o.index_rho,
-                        o.sliding_window, o.sink,       std::nullopt};
+  ReadPathValues values{o.top_k,
+                        std::nullopt,
+                        o.index_beta,
+                        o.index_rho,
+                        o.sliding_window,
+                        o.sink,
+                        std::nullopt,
+                        o.raw_blocks ? std::optional(true) : std::nullopt};
   validate_read_path(values);
   std::vector<ReadPathValues> list(static_cast<std::size_t>(heads), values);
   if (!o.index_gates) return list;

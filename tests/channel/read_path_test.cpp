@@ -76,3 +76,26 @@ TEST_CASE("the channel against a floor: the sink's atom") {
   const NeedleEntry wide[] = {{0.3, 0.8}};
   CHECK(needle_success_above(wide, 0, 0.5) == doctest::Approx(1 - phi(0.2 / 0.8)).epsilon(1e-12));
 }
+
+TEST_CASE("two stages, raw blocks: P(block kept) x P(beta > max(M_{k W - 1 + window}, sink))") {
+  // One block of W = 16 raw tokens holds the needle (selection score N(2.5, 0.7)); stage 2
+  // reads its token at u = 1 (logit 3, sd 0) against the kept blocks' other raw tokens.
+  const std::int64_t n = 500, W = 16;
+  const TwoStagePlace place[] = {{{3.0, 0.0}, {2.5, 0.7}, false}};
+  TwoStageRest rest{n, 1, 0, std::nullopt, W};
+  const double kept1 = expect(2.5, 0.7, [&](double s) { return std::pow(phi(s), n); });
+  const auto one = two_stage_success(place, rest);
+  CHECK(one.selected == doctest::Approx(kept1).epsilon(1e-8));
+  CHECK(one.retrieved == doctest::Approx(kept1 * std::pow(phi(3.0), W - 1)).epsilon(1e-8));
+  // k = 3, a window of 40 raw tokens and a sink at 2.5: 3 W - 1 + 40 rivals above the sink.
+  rest = {n, 3, 40, 2.5, W};
+  const double kept3 = expect(2.5, 0.7, [&](double s) {
+    const double p = phi(s);
+    return std::pow(p, n) + n * std::pow(p, n - 1) * (1 - p) +
+           0.5 * n * (n - 1) * std::pow(p, n - 2) * (1 - p) * (1 - p);
+  });
+  const auto three = two_stage_success(place, rest);
+  CHECK(three.selected == doctest::Approx(kept3).epsilon(1e-8));
+  CHECK(three.retrieved ==
+        doctest::Approx(kept3 * std::pow(phi(3.0), 3 * W - 1 + 40)).epsilon(1e-8));
+}

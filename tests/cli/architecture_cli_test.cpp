@@ -2,8 +2,10 @@
 // KV cost, differences against the first) and a sweep over architecture files.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "support/cli_runner.hpp"
 
@@ -238,8 +240,8 @@ TEST_CASE("architecture input refused: exact message, exit status 2, no output f
   const std::vector<phasesim::test::BadInput> niah = {
       {"--arch " + bad, "invalid " + bad + ": layer 2, head 3: window 0 (must be at least 1)"},
       {"--arch nowhere.toml",
-       "invalid --arch nowhere.toml (no such file, and no preset of that name: nsa, v4-csa, "
-       "v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)"},
+       "invalid --arch nowhere.toml (no such file, and no preset of that name: moba, nsa, "
+       "nsa-compression, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)"},
       {"--arch " + files.base + " --window 4",
        "--window excludes --arch (see 'phasesim niah --help')"},
       {"--arch " + files.base + " --knockout 4",
@@ -287,4 +289,40 @@ TEST_CASE("coverage --arch of a whole model lists its layers by kind") {
   const auto run = run_json("niah --arch v41-flash --engine analytic --beta 8 --context 16384");
   CHECK(run["architecture"]["layers"] == 40);
   CHECK(run["kv_cost"]["entries_per_token"] == 0.5 + 0.5 + 0.5 + 1.0);
+}
+
+// NSA and MoBA (presets/nsa.toml, moba.toml) read raw blocks (docs/MODEL.md section 10): at
+// 128k the analytic engine's exact mean, and the fast engine's within 5 of its standard errors.
+TEST_CASE("niah --arch nsa and moba at 128k: raw blocks, analytic and fast agree") {
+  const auto nsa = run_cli("coverage --arch nsa");
+  CHECK(nsa.out.find("30 layers, 240 heads read by 3840 query heads") != std::string::npos);
+  CHECK(nsa.out.find("layers by kind:\n  NSA: 30 (layers 1-30)\n") != std::string::npos);
+  CHECK(nsa.out.find("W=64 S=64 offset 0, gate uniform, read by 16 query heads, selected blocks "
+                     "read raw") != std::string::npos);
+  // A cache alike an earlier one (geometry and coverage) names it: MoBA's 232 caches of 4096
+  // phases are one table, and the full-attention layers' 24 another.
+  const auto moba = run_json("coverage --arch moba");
+  const auto& heads = moba["architecture"]["heads"];
+  int tables = 0;
+  for (const auto& head : heads) tables += head.contains("phases") ? 1 : 0;
+  CHECK(tables == 2);
+  CHECK(heads[4]["coverage_as"] == 0);                  // layer 1, head 2 (4 query heads a cache)
+  CHECK(heads[31 * 32 + 4]["coverage_as"] == 29 * 32);  // layer 32, head 2: layer 30, head 1
+  // MoBA's fast trials cost about 0.1 ms a cache (needle_laws' O(W) slot laws, W = 4096): few.
+  for (const auto& [arch, options, trials, layers, kv] :
+       {std::tuple{"nsa", " --beta 4 --groups 64 --prompts 8", 512, 30,
+                   30 * 4 * (1.0 / 16 + 1 + 1.0 / 64)},
+        std::tuple{"moba", " --beta 3.7 --groups 16 --prompts 4", 64, 32,
+                   29 * 8 * (1 + 1.0 / 4096) + 3 * 8.0}}) {
+    const std::string run = std::string("niah --arch ") + arch + options + " --context 131072";
+    const auto exact = run_json(run + " --engine analytic");
+    const auto sampled = run_json(run + " --engine fast --seed 3");
+    CHECK(exact["architecture"]["layers"] == layers);
+    CHECK(exact["kv_cost"]["entries_per_token"].get<double>() == doctest::Approx(kv));
+    CHECK(sampled["summary"]["trials"] == trials);
+    const double mean = exact["summary"]["mean"];
+    CHECK((mean > 0.3 && mean < 0.99));  // a beta where the read is neither sure nor hopeless
+    CHECK(std::abs(sampled["summary"]["mean"].get<double>() - mean) <=
+          5 * sampled["summary"]["mean_std_error"].get<double>());
+  }
 }

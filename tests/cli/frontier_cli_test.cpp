@@ -83,7 +83,11 @@ TEST_CASE("frontier CLI: the presets are marked against the frontier") {
     ++presets;
     CHECK((row["on_frontier"] == true) == row["dominated_by"].is_null());
   }
-  CHECK(presets == phasesim::niah::architecture_presets().size());
+  // Every preset but MoBA, whose blocks of 4096 leave no needle a complete block at 8k: left
+  // out, with a warning that says why.
+  CHECK(presets == phasesim::niah::architecture_presets().size() - 1);
+  CHECK(doc["warnings"].dump().find("preset moba left out: invalid --context 8192") !=
+        std::string::npos);
 }
 
 TEST_CASE("frontier CLI: bad input, one line and exit 2, nothing written") {

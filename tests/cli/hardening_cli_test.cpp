@@ -225,16 +225,16 @@ TEST_CASE("warnings on stderr and in the JSON where the output cannot show the m
              "--window 2 < --stride 4: phases 0 to 1 are in no entry, so their needles are found "
              "only by chance"}));
   CHECK(phasesim::test::run_json("niah --context 4096 --prompts 4")["warnings"].empty());
-  // An architecture's heads are checked, not the unused --stride default (nsa: S = 16).
+  // An architecture's heads are checked, not the unused --stride default (S = 16).
   CHECK(phasesim::test::run_json(
-            "niah --arch nsa --groups 8 --context 4096 --prompts 4")["warnings"] ==
+            "niah --arch nsa-compression --groups 8 --context 4096 --prompts 4")["warnings"] ==
         nlohmann::json::array({"--groups 8 is not a multiple of stride 16 of "
                                "layer 1 head 1: groups mix needles of "
                                "different phases, so the period cannot show "
                                "(use a multiple of 16)"}));
-  CHECK(
-      phasesim::test::run_json("niah --arch nsa --groups 16 --context 4096 --prompts 4")["warnings"]
-          .empty());
+  CHECK(phasesim::test::run_json(
+            "niah --arch nsa-compression --groups 16 --context 4096 --prompts 4")["warnings"]
+            .empty());
 }
 
 TEST_CASE("diversity: the slope says which one it is, and n/a where it is not defined") {

@@ -127,7 +127,16 @@ class BruteReadEngine final : public Engine {
     for (std::int64_t j = 0; j < k; ++j) {
       const auto& e = entries[static_cast<std::size_t>(j)];
       kept = kept || e.needle;
-      if (e.a > best) best = e.a, read = e.needle;
+      if (!path.raw_blocks) {
+        if (e.a > best) best = e.a, read = e.needle;
+        continue;
+      }
+      // Raw blocks: the entry's W raw tokens, the needle's own at u = 1 (logit beta).
+      for (int t = 0; t < g.window; ++t) {
+        const bool own = e.needle && t == 0;
+        const double a = own ? m.beta_effective() : z(rng);
+        if (a > best) best = a, read = own;
+      }
     }
     if (path.sink && *path.sink >= best) read = false;
     return {kept, read};
@@ -201,6 +210,23 @@ TEST_CASE("read path, standardized: k = 1, window 128 (analytic, fast, brute for
   auto s = standardized(2048);
   s.read = {1, "uniform", 6.0, std::nullopt, 128, std::nullopt};
   const auto runs = check_engines_agree(s, with_brute());
+  check_stage_one(runs);
+}
+
+TEST_CASE(
+    "read path, standardized: raw blocks W = S = 16, k = 4, window 64 (analytic, fast, "
+    "brute force)") {
+  auto s = standardized(4096);
+  s.geometry = {16, 16, 0};
+  s.groups = 16;
+  s.prompts = 600;
+  s.gates = "random:3:1.5";
+  s.beta = 3.5;
+  s.read.top_k = 4;
+  s.read.sliding_window = 64;
+  s.read.raw_blocks = true;
+  const auto runs = check_engines_agree(s, with_brute());
+  CHECK(runs.size() == 3);
   check_stage_one(runs);
 }
 

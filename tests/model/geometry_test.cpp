@@ -33,6 +33,24 @@ std::int64_t count(const EntryRange& range) {
 
 }  // namespace
 
+TEST_CASE("slots_of_phase: the slots whose phase_of_slot is phi, in order, at every offset") {
+  for (int W = 1; W <= 12; ++W) {
+    for (int S = 1; S <= 12; ++S) {
+      for (int o = 0; o < S; ++o) {
+        const Geometry g{W, S, o};
+        for (int phi = 0; phi < S; ++phi) {
+          std::vector<int> scanned;
+          for (int s = 0; s < W; ++s) {
+            if (g.phase_of_slot(s) == phi) scanned.push_back(s);
+          }
+          CHECK(g.slots_of_phase(phi) == scanned);
+        }
+        CHECK(g.slots_of_phase(S).empty());
+      }
+    }
+  }
+}
+
 TEST_CASE("geometry invariants hold for every 1 <= W, S <= 16") {
   for (int W = 1; W <= 16; ++W) {
     for (int S = 1; S <= 16; ++S) {

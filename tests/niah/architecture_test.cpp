@@ -182,11 +182,11 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
       {layer("window = 8\nstride = 4\ngate = \"last\"\nheads = [{ slots = 2 }]"),
        "invalid arch.toml: layer 1, head 1: unknown key 'slots' (allowed: window, stride, offset, "
        "gate, channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
-       "index_rho, sliding_window, sink, beta)"},
+       "index_rho, sliding_window, sink, beta, raw_blocks)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nbias = 1"),
        "invalid arch.toml: layer 1: unknown key 'bias' (allowed: window, stride, offset, gate, "
        "channels, split_rho, query_heads, top_k, index_gate, index_channels, index_beta, "
-       "index_rho, sliding_window, sink, beta, heads, kind, window_only, shares)"},
+       "index_rho, sliding_window, sink, beta, raw_blocks, heads, kind, window_only, shares)"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nchannels = [\"last\"]"),
        "invalid arch.toml: layer 1: give gate or channels, not both"},
       {layer("window = 8\nstride = 4\ngate = \"last\"\nsplit_rho = 1.5"),
@@ -229,15 +229,16 @@ TEST_CASE("architecture files: every mistake named with its layer and head") {
 }
 
 TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section 9") {
-  CHECK(architecture_presets() == std::vector<std::string>{"nsa", "v4-csa", "v4-flash", "v4-hca",
-                                                           "v4-pro", "v41-csa", "v41-flash"});
+  CHECK(architecture_presets() == std::vector<std::string>{"moba", "nsa", "nsa-compression",
+                                                           "v4-csa", "v4-flash", "v4-hca", "v4-pro",
+                                                           "v41-csa", "v41-flash"});
   const auto geometry = [](const std::string& name) {
     return load_architecture(name).heads.front().geometry;
   };
   CHECK((geometry("v4-csa").window == 8 && geometry("v4-csa").stride == 4));
   CHECK((geometry("v4-hca").window == 128 && geometry("v4-hca").stride == 128));
   CHECK((geometry("v41-csa").window == 2 && geometry("v41-csa").stride == 2));
-  CHECK((geometry("nsa").window == 32 && geometry("nsa").stride == 16));
+  CHECK((geometry("nsa-compression").window == 32 && geometry("nsa-compression").stride == 16));
   const auto v4 = load_architecture("v4-csa");
   CHECK(v4.file == "presets/v4-csa.toml");
   // V4 as the public code has it: a per-channel gate, one cache read by 64 query heads, the
@@ -265,8 +266,8 @@ TEST_CASE("presets: found by name, each a valid architecture of MODEL.md section
          v41.read_path.index_gate->spec == "uniform" && !v41.read_path.index_beta &&
          v41.read_path.sliding_window == 128 && v41.read_path.sink == 0.0));
   CHECK_THROWS_WITH_AS(load_architecture("v5"),
-                       "invalid --arch v5 (no such file, and no preset of that name: nsa, "
-                       "v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)",
+                       "invalid --arch v5 (no such file, and no preset of that name: moba, nsa, "
+                       "nsa-compression, v4-csa, v4-flash, v4-hca, v4-pro, v41-csa, v41-flash)",
                        InputError);
 }
 

@@ -147,6 +147,33 @@ TEST_CASE("presets: whole models layer by layer (MODEL.md section 9)") {
   CHECK(unpooled == 20);  // half the 40 layers read unpooled tokens
 }
 
+TEST_CASE("presets: NSA and MoBA, whole models that read raw blocks (MODEL.md section 10)") {
+  const auto nsa = load_architecture("nsa");
+  CHECK(nsa.layers == 30);
+  CHECK(kinds(nsa) == std::map<std::string, int>{{"NSA", 30}});
+  CHECK(caches(nsa) == 30 * 8);  // 4 GQA groups, a compression and a selection cache each
+  CHECK(nsa.heads.size() == 30 * 8 * 16);
+  const auto& selection = nsa.heads[4 * 16];
+  CHECK((selection.geometry.window == 64 && selection.geometry.stride == 64));
+  CHECK(selection.read_path.resolve().raw_blocks);
+  CHECK(selection.read_path.resolve().top_k == 16);
+  CHECK(selection.read_path.resolve().sliding_window == 512);
+  CHECK(!nsa.heads.front().read_path.resolve().raw_blocks);
+  // Per layer and group: 1/16 (compression) + 1 + 1/64 (every raw token and its block keys).
+  const double nsa_layer = 4 * (1.0 / 16 + 1 + 1.0 / 64);
+  CHECK(kv_cost(nsa.geometries(), nsa.key_heads(), nsa.read_paths()).entries_per_token ==
+        doctest::Approx(30 * nsa_layer));
+  const auto moba = load_architecture("moba");
+  CHECK(moba.layers == 32);
+  CHECK(kinds(moba) == std::map<std::string, int>{{"MoBA", 29}, {"full", 3}});
+  CHECK(caches(moba) == 32 * 8);
+  CHECK(moba.heads.size() == 32 * 32);
+  CHECK(moba.stack.back().kind == "full");
+  CHECK(moba.heads.front().read_path.resolve().top_k == 11);
+  CHECK(kv_cost(moba.geometries(), moba.key_heads(), moba.read_paths()).entries_per_token ==
+        doctest::Approx(29 * 8 * (1 + 1.0 / 4096) + 3 * 8));
+}
+
 // Alike layers are one computation: the analytic engine's rows of a stack are, bit for bit,
 // those of each layer computed alone; and a layer that shares a cache is, bit for bit, more
 // query heads of it in the Monte Carlo engines.

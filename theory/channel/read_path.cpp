@@ -237,7 +237,10 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
     const double p = selects ? kept_exactly(kept, dropped, rest.top_k, n) : 1.0;
     if (p == 0) continue;
     const auto s = static_cast<std::int64_t>(kept.places.size());
-    const auto others = selects ? std::min(n, rest.top_k - s) : n;
+    const auto kept_others = selects ? std::min(n, rest.top_k - s) : n;
+    // Raw blocks: each kept entry's W raw tokens, less the needle's own in its kept places.
+    const auto others =
+        rest.block_tokens > 0 ? rest.block_tokens * (kept_others + s) - s : kept_others;
     for (std::size_t v = 0; v < variants.size(); ++v) {  // stage 2 of each variant
       auto all = read;
       all.insert(all.end(), variants[v].raw.begin(), variants[v].raw.end());

@@ -15,10 +15,12 @@ void Geometry::validate() const {
 }
 
 std::vector<int> Geometry::slots_of_phase(int phase) const {
+  // Slot s has phase (s + S - W + o) mod S: a phase's slots step by S from its first, so every
+  // phase of a head costs O(W / S), not O(W) (MoBA's W = S = 4096 planned 4096 phases a cache).
   std::vector<int> slots;
-  for (int s = 0; s < window; ++s) {
-    if (phase_of_slot(s) == phase) slots.push_back(s);
-  }
+  if (phase < 0 || phase >= stride) return slots;
+  const int first = ((phase - stride + window - offset) % stride + stride) % stride;
+  for (int s = first; s < window; s += stride) slots.push_back(s);
   return slots;
 }
 

@@ -10,7 +10,9 @@
 //   P(S kept) = E[1{min_S > max_rest} (B(min_S; j) - B(max_rest; j - 1))],  j = k - |S|,
 // B(v; j) = P(N(v) <= j) (theory/THEORY.md, "The read path"). Stage 2 is section 4's channel
 // over the kept places and raw needle tokens, against min(n, k - |S|) + (raw haystack tokens)
-// iid N(0, 1) logits and the sink's: P(max X > max(M_J, c)).
+// iid N(0, 1) logits and the sink's: P(max X > max(M_J, c)). With raw blocks of W tokens the
+// kept entries are read as W (min(n, k - |S|) + |S|) - |S| raw haystack tokens and the needle's
+// raw token in each kept place.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -34,6 +36,9 @@ struct TwoStageRest {
   std::int64_t top_k = 0;    ///< stage 1 keeps k (none dropped when k >= every entry)
   std::int64_t raw = 0;      ///< iid N(0, 1) raw haystack tokens of the window
   std::optional<double> sink;
+  /// Raw blocks (MODEL.md section 10): each kept entry is read as its W raw tokens, iid N(0, 1)
+  /// but the needle's, which its place's attention law gives (u = 1); 0: pooled keys are read.
+  std::int64_t block_tokens = 0;
 };
 
 struct TwoStageValue {

@@ -7,7 +7,10 @@
 // Every design is an architecture file (its TOML text is what runs, and what the user saves);
 // each runs on the analytic engine where it is exact for the design, else on the fast engine
 // with the stated trials. The presets (presets/*.toml, whatever the folder holds) run at the
-// same context and are marked against the frontier.
+// same context and are marked against the frontier (at most 128 groups; a preset the context
+// cannot hold, as MoBA's blocks of 4096 at 8k, is left out with a warning). KV cost and
+// entries read count a raw-block cache's raw tokens (NSA's selection, MoBA): 1 + 1/S entries
+// per token, and every block score plus k W raw tokens read.
 //
 //   FrontierSpec spec;                                   // the space and the model's options
 //   const auto plan = prepare_frontier(spec, engines, threads);  // checked, bounded

@@ -110,6 +110,8 @@ struct Architecture {
   /// Per head, the index of the head that holds its cache (itself, or the first query head of
   /// its cache): run.hpp, NiahModel::key_heads.
   std::vector<int> key_heads() const;
+  /// Per head, the read path the file gives it (the defaults where it is silent).
+  std::vector<ReadPath> read_paths() const;
   /// True when some layer has a kind, shares a cache or is window-only: a stack whose
   /// documents list its layers by kind.
   bool stacked() const;
@@ -145,7 +147,10 @@ struct KvCost {
 };
 
 /// `key_heads` as NiahModel::key_heads: a head counts when it holds its cache (empty: all do).
-KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {});
+/// A cache read as raw blocks (`read_paths`, as NiahModel::read_paths; empty: none) keeps every
+/// raw token besides its block keys: 1 + 1/S entries per token.
+KvCost kv_cost(std::span<const Geometry> geometries, std::span<const int> key_heads = {},
+               std::span<const ReadPath> read_paths = {});
 
 /// {"name", "file", "layers", "heads": [{"layer", "head", "window", "stride", "offset",
 /// "gate", and "split_rho", "channels", "query_head" and "query_heads" where they apply}, ...]},
@@ -169,7 +174,8 @@ void check_coverage_work(const std::string& arch, const Architecture& architectu
 
 /// The `coverage --arch ARCH` document: `arch` as the user named it, the architecture with
 /// each cache's gate_weights and phases (model/coverage.hpp) on its first query head (the
-/// others read the same entries through the same gate), and its KV cost.
+/// others read the same entries through the same gate; a cache with an earlier one's geometry
+/// and coverage gives that head's index as coverage_as instead), and its KV cost.
 Json architecture_coverage_document(const std::string& arch, const Architecture& architecture);
 
 }  // namespace phasesim::niah

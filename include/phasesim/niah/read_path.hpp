@@ -3,7 +3,9 @@
 // visible entries by a selection score with its own gate and signal strength (an indexer),
 // correlated rho with the entry's attention logit; stage 2 (attention) takes the argmax over
 // what stage 1 kept, the sliding window's last N raw tokens and a sink with a fixed
-// standardized logit (if the sink wins, nothing is read). With every field off this is
+// standardized logit (if the sink wins, nothing is read). With raw blocks (NSA's selection
+// branch, MoBA) stage 2 reads the raw tokens of the selected entries instead of their pooled
+// keys: the needle's own token at u = 1 if its entry was kept. With every field off this is
 // section 4's argmax over all entries.
 #include <cstdint>
 #include <optional>
@@ -29,12 +31,14 @@ struct ReadPath {
   std::optional<double> sink;         ///< a stage-2 competitor with this standardized logit
   /// Stage 2's signal strength (its layer's own projections); unset: the model's beta.
   std::optional<double> beta;
+  /// Stage 2 reads the W raw tokens of each kept entry (W = S), not its pooled key.
+  bool raw_blocks = false;
 
   /// True when stage 1 drops some of `entries` entries.
   bool selects(std::int64_t entries) const { return top_k && *top_k < entries; }
   /// True when nothing but section 4's argmax is read (selection, if any, keeps everything).
   bool plain(std::int64_t entries) const {
-    return !selects(entries) && sliding_window == 0 && !sink;
+    return !selects(entries) && sliding_window == 0 && !sink && !raw_blocks;
   }
 };
 
@@ -48,6 +52,7 @@ struct ReadPathValues {
   std::optional<std::int64_t> sliding_window;
   std::optional<double> sink;
   std::optional<double> beta;  ///< only from a file: the command line's --beta is the model's
+  std::optional<bool> raw_blocks;
 
   /// These values where set, else those of `fallback`.
   ReadPathValues over(const ReadPathValues& fallback) const;
@@ -66,6 +71,7 @@ struct ReadPathOptions {
   std::optional<double> index_rho;
   std::optional<std::int64_t> sliding_window;
   std::optional<double> sink;
+  bool raw_blocks = false;  ///< a flag: set, every head without a file value reads raw blocks
 };
 
 /// Throws InputError unless every set value is allowed, whatever the context: --top-k at
@@ -75,8 +81,9 @@ struct ReadPathOptions {
 /// "invalid a.toml: layer 2: top_k 0 (...)", keys then named as the file writes them).
 void validate_read_path(const ReadPathValues& values, const std::string& where = "");
 
-/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink", "beta"}, each
-/// where set (the index gate as its spec): what a report says of a head's read path.
+/// {"top_k", "index_gate", "index_beta", "index_rho", "sliding_window", "sink", "beta",
+/// "raw_blocks"}, each where set (the index gate as its spec): what a report says of a head's
+/// read path.
 Json read_path_json(const ReadPath& path);
 
 }  // namespace phasesim::niah

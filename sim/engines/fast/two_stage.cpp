@@ -83,12 +83,13 @@ TwoStage read_two_stages(std::span<Place> places, const Rest& rest, const Random
   const bool selects = rest.top_k < n + e;
   std::vector<bool> kept(static_cast<std::size_t>(e), true);
   std::int64_t rest_kept = n;
+  std::int64_t places_kept = e;
   Ranks ranks;
   if (selects) {
     // Some rank in [k - e, k] of the rest bounds every place's rank: draw those.
     ranks =
         draw_ranks(n, std::max<std::int64_t>(1, rest.top_k - e), std::min(rest.top_k, n), stream);
-    std::int64_t places_kept = 0;
+    places_kept = 0;
     for (std::int64_t i = 0; i < e; ++i) {
       const auto above = rest_above(ranks, n, places[static_cast<std::size_t>(i)].selection);
       kept[static_cast<std::size_t>(i)] = i + above < rest.top_k;
@@ -111,13 +112,17 @@ TwoStage read_two_stages(std::span<Place> places, const Rest& rest, const Random
     rival = std::max(rival, rest.raw_scale * max_of_normals(rest.raw, u));
   }
   if (rest.sink) rival = std::max(rival, *rest.sink);
-  if (!(needle > rival) || rest_kept == 0) {
+  // Raw blocks: the kept entries' raw tokens but the needle's own, one in each kept place.
+  const std::int64_t rivals = rest.block_tokens > 0
+                                  ? rest.block_tokens * (rest_kept + places_kept) - places_kept
+                                  : rest_kept;
+  if (!(needle > rival) || rivals == 0) {
     outcome.retrieved = needle > rival;
     return outcome;
   }
   if (!selects || rest.rho == 0) {  // the kept rest's logits do not depend on their scores
     outcome.retrieved =
-        needle > rest.scale * max_of_normals(rest_kept, stream.uniform_pair(kRestMax, 0).x);
+        needle > rest.scale * max_of_normals(rivals, stream.uniform_pair(kRestMax, 0).x);
     return outcome;
   }
   // rho != 0: the drawn ranks lo..rest_kept one by one, the lo - 1 above them by their law.

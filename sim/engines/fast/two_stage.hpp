@@ -29,6 +29,10 @@ struct Rest {
   std::int64_t raw = 0;      ///< iid raw haystack tokens of the window, raw_scale N(0, 1) each
   double raw_scale = 1;
   std::optional<double> sink;  ///< the sink's logit, in the trial's units
+  /// Raw blocks (MODEL.md section 10): stage 2 reads each kept entry as its W raw tokens, iid
+  /// N(0, 1) but the needle's (its place's attention logit, at u = 1); 0: the pooled keys.
+  /// Every place then holds the needle (the standardized path).
+  std::int64_t block_tokens = 0;
 };
 
 /// Stage 1 passed some needle place (a raw needle token always passes); stage 2 read the

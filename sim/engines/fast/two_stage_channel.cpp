@@ -63,7 +63,9 @@ TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Works
   for (std::size_t x = 0; x < ws.laws.places.size(); ++x) {
     const auto& place = ws.laws.places[x];
     const auto i = static_cast<std::uint32_t>(x);
-    const double a = place_logit(ws.laws, place, ws.residual, read.normal(kNoise, i));
+    // Raw blocks read a kept entry's raw tokens: the needle's own at u = 1 (one token, W = S).
+    const double pooled = place_logit(ws.laws, place, ws.residual, read.normal(kNoise, i));
+    const double a = h.read.raw_blocks ? s.beta() : pooled;
     if (place.raw) {
       ws.places.push_back({0.0, a, true, true});
       continue;
@@ -79,6 +81,7 @@ TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Works
   rest.top_k = h.top_k;
   rest.raw = h.read.sliding_window - raw_needle;
   rest.sink = h.read.sink;
+  rest.block_tokens = h.read.raw_blocks ? h.geometry.window : 0;
   return read_two_stages(ws.places, rest, s.stream(t, Stream::selection));
 }
 
