@@ -65,7 +65,7 @@ void require_full_vector(const niah::NiahModel& model, const std::string& engine
 void refuse_raw_blocks(const niah::NiahModel& model, const std::string& engine) {
   for (int h = 0; h < model.heads(); ++h) {
     require(!model.read_path(h).raw_blocks,
-            "invalid --engine " + engine + " with --raw-blocks (head " + std::to_string(h) +
+            "invalid --engine " + engine + " with --raw-blocks (head " + std::to_string(h + 1) +
                 " reads the raw tokens of its selected blocks, which the full-vector engines "
                 "do not materialize; use --engine analytic or fast)");
   }

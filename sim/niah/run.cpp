@@ -32,7 +32,7 @@ void check_dim_beta(const NiahModel& m, const std::optional<double>& beta, const
 void validate_raw_blocks(const NiahModel& m, int h) {
   const auto& g = m.geometry(h);
   const auto refuse = [&](const std::string& why) {
-    throw InputError("invalid --raw-blocks for head " + std::to_string(h) + " (" + why + ")");
+    throw InputError("invalid --raw-blocks for head " + std::to_string(h + 1) + " (" + why + ")");
   };
   if (g.window != g.stride) {
     refuse("window " + std::to_string(g.window) + ", stride " + std::to_string(g.stride) +
@@ -237,14 +237,10 @@ bool lies_within(const NeedlePlan& shared, const NeedlePlan& own) {
 // the heads (random:SEED as --heads replicates --gates), or one per head.
 std::vector<ReadPathValues> command_read_paths(const NiahSpec& spec, int heads, int window) {
   const auto& o = spec.read;
-  ReadPathValues values{o.top_k,
-                        std::nullopt,
-                        o.index_beta,
-                        o.index_rho,
-                        o.sliding_window,
-                        o.sink,
-                        std::nullopt,
-                        o.raw_blocks ? std::optional(true) : std::nullopt};
+  ReadPathValues values{o.top_k,          std::nullopt,
+                        o.index_beta,     o.index_rho,
+                        o.sliding_window, o.sink,
+                        std::nullopt,     o.raw_blocks ? std::optional(true) : std::nullopt};
   validate_read_path(values);
   std::vector<ReadPathValues> list(static_cast<std::size_t>(heads), values);
   if (!o.index_gates) return list;

@@ -188,6 +188,28 @@ TEST_CASE("niah, the read path: bad input, one line, exit 2, no output") {
       "niah");
 }
 
+TEST_CASE("niah, raw blocks: what they are defined for, one line, exit 2, no output") {
+  const std::string raw = "--window 4 --stride 4 --raw-blocks --context 4096 ";
+  phasesim::test::check_refused(
+      {{"--raw-blocks",
+        "invalid --raw-blocks for head 1 (window 8, stride 4: raw blocks need window = stride, "
+        "blocks that do not overlap as NSA's selection blocks and MoBA's)"},
+       {raw + "--needle-tokens 2",
+        "invalid --raw-blocks for head 1 (raw blocks are read for a needle of one token, "
+        "--needle-tokens 1)"},
+       {raw + "--top-k 2 --index-rho 0.5",
+        "invalid --raw-blocks for head 1 (raw blocks need --index-rho 0: a raw token's logit and "
+        "its block's score are otherwise tied through the block's keys)"},
+       {raw + "--dim 16",
+        "invalid --raw-blocks for head 1 (raw blocks are read in the standardized channel: give "
+        "--beta, not --dim)"},
+       {raw + "--top-k 4 --engine full",
+        "invalid --engine full with --raw-blocks (head 1 reads the raw tokens of its selected "
+        "blocks, which the full-vector engines do not materialize; use --engine analytic or "
+        "fast)"}},
+      "niah");
+}
+
 TEST_CASE("niah, the read path: stage 1 in the document and the table; k >= entries said once") {
   const auto doc = run_json(
       "niah --gates last --beta 5 --context 4096 --groups 4 --prompts 200 --top-k 8 "

@@ -65,7 +65,7 @@ TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Works
     const auto i = static_cast<std::uint32_t>(x);
     // Raw blocks read a kept entry's raw tokens: the needle's own at u = 1 (one token, W = S).
     const double pooled = place_logit(ws.laws, place, ws.residual, read.normal(kNoise, i));
-    const double a = h.read.raw_blocks ? s.beta() : pooled;
+    const double a = h.read.raw_blocks ? h.beta : pooled;
     if (place.raw) {
       ws.places.push_back({0.0, a, true, true});
       continue;
