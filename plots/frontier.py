@@ -8,6 +8,8 @@ Example: plots/frontier.py f128k.json f1m.json --out fig/frontier
 """
 import needs  # noqa: F401  (first: a Python with NumPy and matplotlib)
 
+import math
+
 from plotting import load_json, parser, plt, save
 
 
@@ -34,12 +36,16 @@ def draw(ax, doc):
         ax.annotate(f"{r['name']} ({r['read_entries_per_query']:g} read)",
                     (r["kv_entries_per_token"], 100 * r["worst"]), xytext=(4, -10 - 9 * below),
                     textcoords="offset points", fontsize=6.5, color="C0")
-    for r in presets:
+    level, last = 0, None  # presets close in cost and accuracy: their labels one under the other
+    for r in sorted(presets, key=lambda r: r["kv_entries_per_token"]):
         marker, colour = ("*", "C3") if r["on_frontier"] else ("X", "C1")
-        ax.scatter([r["kv_entries_per_token"]], [100 * r["worst"]], marker=marker, s=70,
-                   color=colour, zorder=4)
-        ax.annotate(r["name"], (r["kv_entries_per_token"], 100 * r["worst"]), xytext=(5, 4),
-                    textcoords="offset points", fontsize=7.5, color=colour)
+        x, y = r["kv_entries_per_token"], 100 * r["worst"]
+        ax.scatter([x], [y], marker=marker, s=70, color=colour, zorder=4)
+        near = last and math.log2(x / last[0]) < 1.5 and abs(y - last[1]) < 8
+        level = level + 1 if near else 0
+        last = (x, y)
+        ax.annotate(r["name"], (x, y), xytext=(5, 4 - 10 * level), textcoords="offset points",
+                    fontsize=7.5, color=colour)
     ax.scatter([], [], marker="*", color="C3", label="preset on the frontier")
     ax.scatter([], [], marker="X", color="C1", label="preset beaten by a design")
     ax.set_xscale("log", base=2)
@@ -62,7 +68,7 @@ def main():
     for ax, doc in zip(axes[0], docs):
         draw(ax, doc)
     axes[0][0].set_ylabel("accuracy (%)")
-    axes[0][0].legend(fontsize=7.5, loc="upper left")
+    axes[0][0].legend(fontsize=7.5, loc="lower right")
     fig.suptitle(args.title or "the frontier: worst phase and mean against KV cost", fontsize=11)
     save(fig, args.out)
 

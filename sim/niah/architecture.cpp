@@ -52,10 +52,9 @@ struct HeadValues {
 
 // The keys a layer's or a head's table may have.
 const std::vector<std::string> kHeadKeys = {
-    "window",     "stride",      "offset",         "gate",       "channels",
-    "split_rho",  "query_heads", "top_k",          "index_gate", "index_channels",
-    "index_beta", "index_rho",   "sliding_window", "sink",       "beta",
-    "raw_blocks"};
+    "window",         "stride", "offset",     "gate",           "channels",   "split_rho",
+    "query_heads",    "top_k",  "index_gate", "index_channels", "index_beta", "index_rho",
+    "sliding_window", "sink",   "beta",       "raw_blocks"};
 
 void check_keys(const toml::table& table, const std::vector<std::string>& allowed,
                 const Where& where) {
