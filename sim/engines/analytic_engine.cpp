@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <tuple>
 
 #include "phasesim/channel/phase_channel.hpp"
@@ -45,15 +46,21 @@ constexpr double kSecondsPerTrialHead = 1e-7;
 // at 32768, 62 at 65536): bounded by k / 64, at most 80 times.
 constexpr double kSecondsPerSetAndPlace = 2e-4;
 constexpr std::int64_t kCheapTopK = 2048;
+// A needle of 2 tokens integrates each set's stages over their factor, adaptively: measured at one
+// thread, W 8 S 4 at k = 64 with a 64-token window, 4.1 s against 0.04 s for one token, its 3
+// places to 2 (niah --needle-tokens 2 --engine analytic --threads 1).
+constexpr double kTiedFactor = 200;
 
 double read_phase_seconds(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
-  const int places = (g.window + g.stride - 1) / g.stride;  // at most 20: check_read_path
+  const int n = m.needle_tokens;
+  const int places = (g.window + n - 1 + g.stride - 1) / g.stride;  // at most 20: check_read_path
   const auto k = m.read_path(h).top_k.value_or(0);
   const double slow = m.read_path(h).selects(m.entries(h)) && k > kCheapTopK
                           ? std::min(80.0, static_cast<double>(k) / 64)
                           : 1.0;
-  return kSecondsPerSetAndPlace * places * std::ldexp(1.0, places) * slow;
+  return kSecondsPerSetAndPlace * places * std::ldexp(1.0, places) * slow *
+         (n > 1 ? kTiedFactor : 1);
 }
 
 // What the order-statistic quadrature is exact for (channel/read_path.hpp): independent
@@ -64,10 +71,10 @@ void check_read_path(const niah::NiahModel& model) {
   const auto refuse = [](const std::string& why) {
     throw InputError("invalid --engine analytic: " + why + "; use --engine fast");
   };
-  if (model.needle_tokens > 1) {
-    refuse(
-        "a needle of several tokens has places whose noises are tied (MODEL.md section 10), "
-        "which the analytic read path does not integrate");
+  if (model.needle_tokens > 2) {
+    throw InputError("invalid --needle-tokens " + std::to_string(model.needle_tokens) +
+                     " with --engine analytic (it integrates needles of 1 or 2 tokens, whose "
+                     "tied places share one factor a stage; use --engine fast)");
   }
   if (model.full_vector()) {
     refuse(
@@ -81,8 +88,14 @@ void check_read_path(const niah::NiahModel& model) {
              " ties the selected entries' attention logits to their selection scores, which the "
              "order-statistic quadrature assumes independent");
     }
+    if (model.needle_tokens > 1 && (model.gates[static_cast<std::size_t>(h)].per_channel() ||
+                                    model.index_gate(h).per_channel()))
+      refuse(
+          "a needle of 2 tokens under a per-channel gate ties its places by a factor per "
+          "channel group, which the analytic read path does not integrate");
     const auto places =
-        (model.geometry(h).window + model.geometry(h).stride - 1) / model.geometry(h).stride;
+        (model.geometry(h).window + model.needle_tokens - 1 + model.geometry(h).stride - 1) /
+        model.geometry(h).stride;
     if (places > 20)
       refuse("head " + std::to_string(h) + " holds a needle in more than 20 entries");
   }
@@ -92,6 +105,33 @@ void check_read_path(const niah::NiahModel& model) {
 std::int64_t position_of_phase(const Geometry& g, int phi) {
   const std::int64_t base = std::max(g.window, g.offset) + g.stride;
   return base + ((phi - base) % g.stride + g.stride) % g.stride;
+}
+
+// A 2-token needle's residuals in one channel group of share w: r_1 = -r_2 = R / sqrt(2 w), R ~
+// N(0, 1) (model/needle_laws.hpp), so a place's logit moves by (c_1 - c_2) R / sqrt(2 w).
+double tie_of(const NeedleLaws& laws, const NeedlePlace& place) {
+  if (laws.tokens == 1) return 0;
+  const auto c = laws.residual(place);
+  return (c[0] - c[1]) * laws.group_scales.front() / std::numbers::sqrt2;
+}
+
+// Far from the query, and (with a window) inside it, where the needle's n tokens are read raw
+// (u = 1 / sqrt(n) each, tied by the attention's factor) against the window's other tokens.
+std::vector<channel::StageTwoVariant> variants_of(const niah::NiahModel& m, int h, std::int64_t p) {
+  const auto& path = m.read_path(h);
+  const int n = m.needle_tokens;
+  if (n == 1) return channel::far_and_window_variants(m.head_beta(h), path.sliding_window);
+  std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window, {}}};
+  if (path.sliding_window < n) return variants;
+  const auto laws = needle_laws(m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.split_rho(h),
+                                m.head_beta(h), p, n, 0, p);
+  channel::StageTwoVariant window{{}, path.sliding_window - n, {}};
+  for (const auto& x : laws.places) {
+    window.raw.push_back({x.mean, x.sd});
+    window.raw_tie.push_back(tie_of(laws, x));
+  }
+  variants.push_back(window);
+  return variants;
 }
 
 // The head's two stages for a needle of each phase far from the query, and inside its window.
@@ -110,9 +150,10 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   std::map<std::vector<double>, std::vector<channel::TwoStageValue>> computed;
   for (int phi = 0; phi < g.stride; ++phi) {
     const auto p = position_of_phase(g, phi);
-    const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, 1, m.entries(h), p + 1);
+    const int n = m.needle_tokens;
+    const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, n, m.entries(h), p + n);
     const auto index =
-        needle_laws(g, m.index_gate(h), 1.0, m.index_beta(h), p, 1, m.entries(h), p + 1);
+        needle_laws(g, m.index_gate(h), 1.0, m.index_beta(h), p, n, m.entries(h), p + n);
     std::vector<channel::TwoStagePlace> places;
     for (std::size_t x = 0; x < laws.places.size(); ++x) {
       const auto& a = laws.places[x];
@@ -120,18 +161,20 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
       // Raw blocks read the needle's own token of a kept entry, at u = 1.
       const channel::NeedleEntry read =
           path.raw_blocks ? channel::NeedleEntry{beta, 0.0} : channel::NeedleEntry{a.mean, a.sd};
-      places.push_back({read, {i.mean, i.sd}, false});
+      // A raw block's needle token is read at u = 1 (one token: check_read_path).
+      places.push_back(
+          {read, {i.mean, i.sd}, false, path.raw_blocks ? 0.0 : tie_of(laws, a), tie_of(index, i)});
     }
     rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
     std::vector<double> key;
     for (const auto& x : places) {
-      key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd});
+      key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd,
+                             x.attention_tie, x.selection_tie});
     }
     auto& values = computed[key];
     // Far from the query, and (with a window) inside it: one stage 1.
     if (values.empty()) {
-      values = channel::two_stage_variants(
-          places, rest, channel::far_and_window_variants(beta, path.sliding_window));
+      values = channel::two_stage_variants(places, rest, variants_of(m, h, p));
     }
     head.far.push_back(values.front().retrieved);
     head.far_selected.push_back(values.front().selected);

@@ -99,3 +99,49 @@ TEST_CASE("two stages, raw blocks: P(block kept) x P(beta > max(M_{k W - 1 + win
   CHECK(three.retrieved ==
         doctest::Approx(kept3 * std::pow(phi(3.0), 3 * W - 1 + 40)).epsilon(1e-8));
 }
+
+TEST_CASE("two stages, tied places: one place's tie is more noise, and +-t ties read max + t|R|") {
+  // A place m + t R + s Z is the untied place of sd sqrt(s^2 + t^2), in both stages.
+  const std::int64_t n = 500;
+  const TwoStagePlace tied[] = {{{1.0, 0.4}, {2.5, 0.5}, false, 0.3, 0.5}};
+  const TwoStagePlace plain[] = {{{1.0, 0.5}, {2.5, std::sqrt(0.5)}, false}};
+  for (const TwoStageRest rest : {TwoStageRest{n, 2, 30, 0.5}, TwoStageRest{n, n + 1, 0, {}}}) {
+    const auto a = two_stage_success(tied, rest);
+    const auto b = two_stage_success(plain, rest);
+    CHECK(a.selected == doctest::Approx(b.selected).epsilon(1e-9));
+    CHECK(a.retrieved == doctest::Approx(b.retrieved).epsilon(1e-9));
+  }
+  // Two deterministic places m +- t R (a 2-token needle in unpooled entries, correlation -1),
+  // none dropped: read iff m + t |R| beats n others, E = 2 int_0^inf phi(r) Phi(m + t r)^n dr.
+  const TwoStagePlace pair[] = {{{2.0, 0.0}, {}, false, 0.7, 0.0},
+                                {{2.0, 0.0}, {}, false, -0.7, 0.0}};
+  const double exact =
+      expect(0.0, 1.0, [&](double r) { return std::pow(phi(2.0 + 0.7 * std::abs(r)), n); });
+  CHECK(two_stage_success(pair, {n, n + 2, 0, {}}).retrieved ==
+        doctest::Approx(exact).epsilon(1e-9));
+}
+
+TEST_CASE("two stages, 2-token needles: experiments/v41-mechanism/preset_fit.py's caches") {
+  // `preset_fit.py OUT 2.824 4.933` (its grids, step 0.01 in R): a ratio-2 cache reads an
+  // aligned needle (one entry, u = 1) 0.21933906772898296, a straddling one (two entries, u =
+  // 1/2, correlation -1/3) 0.008348869389516796; the ratio-1 cache (two unpooled tokens,
+  // correlation -1) at beta 4.933 0.8948095847666089. Top 512, a window of 128, the sink at 0.
+  const double beta = 2.824, beta_1 = 4.933, half = 1 / std::numbers::sqrt2;
+  const TwoStagePlace aligned[] = {{{beta, 0.0}, {beta, 0.0}, false}};
+  CHECK(two_stage_success(aligned, {65535, 512, 128, 0.0}).retrieved ==
+        doctest::Approx(0.21933906772898296).epsilon(1e-5));
+  const NeedleEntry part{beta / 2, half};  // u = 1/2: sd^2 = 3/4 - 1/4 tied
+  const TwoStagePlace straddling[] = {{part, part, false, 0.5, 0.5},
+                                      {part, part, false, -0.5, -0.5}};
+  CHECK(two_stage_success(straddling, {65534, 512, 128, 0.0}).retrieved ==
+        doctest::Approx(0.008348869389516796).epsilon(1e-5));
+  // The ratio-1 cache by scipy's adaptive quad of the same sum over kept sets (both kept: the
+  // lower m - t|R| above all but k - 2 of the others; one: the higher; stage 2 over R_A),
+  // epsrel 1e-13: 0.894811320341, which the grids miss by 1.7e-6 (the max's kink at R = 0).
+  const NeedleEntry token{beta_1 * half, 0.0};
+  const TwoStagePlace flat[] = {{token, token, false, half, half},
+                                {token, token, false, -half, -half}};
+  const double read = two_stage_success(flat, {131070, 512, 128, 0.0}).retrieved;
+  CHECK(read == doctest::Approx(0.8948095847666089).epsilon(1e-5));
+  CHECK(std::abs(read - 0.894811320341) < 1e-9);
+}

@@ -181,10 +181,13 @@ TEST_CASE("niah, the read path: bad input, one line, exit 2, no output") {
        {"--dim 16 --index-beta 5",
         "invalid --index-beta 5 with --dim 16 (the indexer's beta is sqrt(d / (1 + sigma^2)), in "
         "(0, sqrt(d)] = (0, 4])"},
-       {"--engine analytic --needle-tokens 2",
-        "invalid --engine analytic: a needle of several tokens has places whose noises are tied "
-        "(MODEL.md section 10), which the analytic read path does not integrate; use --engine "
-        "fast"}},
+       {"--engine analytic --needle-tokens 3",
+        "invalid --needle-tokens 3 with --engine analytic (it integrates needles of 1 or 2 "
+        "tokens, whose tied places share one factor a stage; use --engine fast)"},
+       {"--engine analytic --needle-tokens 2 --gates 'channels:onehot:0=0.5|uniform=0.5'",
+        "invalid --engine analytic: a needle of 2 tokens under a per-channel gate ties its places "
+        "by a factor per channel group, which the analytic read path does not integrate; use "
+        "--engine fast"}},
       "niah");
 }
 

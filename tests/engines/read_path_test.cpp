@@ -1,7 +1,7 @@
 // The read path (MODEL.md section 10) in every engine: the agreement suite over a grid of its
 // options (k, rho, n, the window, the sink, per-channel gates, split projections, query
 // heads), a brute-force standardized engine that draws every entry (the one exact reference
-// where analytic does not apply: rho != 0, needles of several tokens), the bits of the
+// where analytic does not apply: rho != 0, needles of 3 tokens), the bits of the
 // plain read where nothing is dropped, and the full engine's selection on every SIMD target.
 #include <doctest/doctest.h>
 #include <hwy/targets.h>
@@ -241,10 +241,22 @@ TEST_CASE("read path, standardized: rho 0.5 and needles of 2 and 3 tokens (fast,
       s.read = {8,   std::nullopt,     4.0,
                 rho, n == 3 ? 128 : 0, n == 2 ? std::optional(1.0) : std::nullopt};
       const auto runs = check_engines_agree(s, with_brute());
-      CHECK(runs.size() == (n == 1 && rho == 0 ? 3u : 2u));
+      CHECK(runs.size() == (n <= 2 && rho == 0 ? 3u : 2u));
       check_stage_one(runs);
     }
   }
+}
+
+TEST_CASE(
+    "read path, standardized: a 2-token needle read raw in the window (analytic, fast, brute)") {
+  auto s = standardized(4096);
+  s.prompts = 1000;
+  s.needle_tokens = 2;
+  s.split_rho = 0.5;
+  s.read = {16, "random:5:1", 3.0, std::nullopt, 128, 0.5};
+  const auto runs = check_engines_agree(s, with_brute());
+  CHECK(runs.size() == 3);
+  check_stage_one(runs);
 }
 
 TEST_CASE("read path, standardized: query heads of one cache share the selection") {

@@ -150,3 +150,26 @@ TEST_CASE("presets: v41-flash reproduces V4.1-Flash's even/odd table" *
                            parity == 0 ? 0.949955 : 0.897422, trials);
   }
 }
+
+// The same preset in the analytic engine, exact (a needle of 2 tokens: its places tied by one
+// factor a stage): the header's exact table. Far from the query it is preset_fit.py's law
+// (0.949955 / 0.897422, from grids 0.01 apart); the needles that reach the window (128 of
+// 131056 starts), read raw, add 3e-5 and 8e-5.
+TEST_CASE("presets: v41-flash's exact table with 2-token needles (analytic)") {
+  std::ifstream file(PHASESIM_SOURCE_DIR "/presets/v41-flash.toml");
+  const std::string text{std::istreambuf_iterator<char>(file), {}};
+  CHECK(text.find("\n# exact: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 "
+                  "--engine analytic\n") != std::string::npos);
+  NiahSpec spec;
+  spec.architecture = load_architecture("v41-flash");
+  spec.beta = 2.824;
+  spec.needle_tokens = 2;
+  const auto result = test::run_spec(spec, "analytic");
+  REQUIRE(result.groups.size() == 8);
+  for (std::size_t g = 0; g < 8; ++g) {
+    CAPTURE(g);
+    const double exact = g % 2 == 0 ? 0.949989 : g == 7 ? 0.897502 : 0.897497;
+    CHECK(result.groups[g].accuracy == doctest::Approx(exact).epsilon(1e-6));
+    CHECK(std::abs(result.groups[g].accuracy - (g % 2 == 0 ? 0.949955 : 0.897422)) < 1e-4);
+  }
+}

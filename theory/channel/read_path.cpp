@@ -213,6 +213,68 @@ double kept_exactly(const Extreme& kept, const Extreme& dropped, std::int64_t k,
   return j < n ? kept_below_count(kept, dropped, j, n) : kept_all_others(kept, dropped, n);
 }
 
+// A needle's logits given its stage's factor R = r: each place's mean moved by tie x r.
+struct Tied {
+  std::vector<NeedleEntry> laws;
+  std::vector<double> ties;
+
+  void add(const NeedleEntry& law, double tie) {
+    laws.push_back(law);
+    ties.push_back(tie);
+  }
+  bool tied() const {
+    return std::any_of(ties.begin(), ties.end(), [](double t) { return t != 0; });
+  }
+  std::vector<NeedleEntry> at(double r) const {
+    auto out = laws;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].mean += ties[i] * r;
+    return out;
+  }
+  // Where f(R) may kink or step: deterministic logits crossing one another or the floor.
+  std::vector<double> crossings(double floor) const {
+    std::vector<double> points;
+    for (std::size_t a = 0; a < laws.size(); ++a) {
+      if (laws[a].sd != 0) continue;
+      if (std::isfinite(floor) && ties[a] != 0) points.push_back((floor - laws[a].mean) / ties[a]);
+      for (std::size_t b = a + 1; b < laws.size(); ++b) {
+        if (laws[b].sd == 0 && ties[a] != ties[b])
+          points.push_back((laws[b].mean - laws[a].mean) / (ties[a] - ties[b]));
+      }
+    }
+    return points;
+  }
+};
+
+// E[f(R)], R ~ N(0, 1) (f(0) when nothing is tied): adaptive Gauss-Kronrod between the
+// crossings and +-0, 3, 9; its tolerance is above the inner integrals' rounding, which an
+// absolute 1e-12 would chase to the last bisection.
+constexpr double kFactorTolerance = 1e-10;
+constexpr int kFactorDepth = 8;
+template <class F>
+double over_factor(const Tied& needle, double floor, F f) {
+  if (!needle.tied()) return f(0.0);
+  auto points = needle.crossings(floor);
+  std::erase_if(points, [](double r) { return !(std::abs(r) < kReach); });
+  points.insert(points.end(), {-kReach, -3.0, 0.0, 3.0, kReach});
+  std::sort(points.begin(), points.end());
+  double sum = 0;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+    if (!(points[i] < points[i + 1])) continue;
+    auto g = [&](double r) { return portable::exp(log_normal_pdf(r)) * f(r); };
+    sum += integrate(g, points[i], points[i + 1], kFactorTolerance, kFactorDepth);
+  }
+  return sum;
+}
+
+// P(exactly the kept set passes stage 1), over the selection's factor.
+double kept_over_factor(const Tied& kept, const Tied& dropped, std::int64_t k, std::int64_t n) {
+  Tied all = kept;
+  for (std::size_t i = 0; i < dropped.laws.size(); ++i) all.add(dropped.laws[i], dropped.ties[i]);
+  return over_factor(all, -kInfinity, [&](double r) {
+    return kept_exactly({kept.at(r), true}, {dropped.at(r), false}, k, n);
+  });
+}
+
 }  // namespace
 
 std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> entries,
@@ -222,32 +284,36 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
   PHASESIM_EXPECT(m <= kMaxPlaces);
   const std::int64_t n = rest.entries;
   const bool selects = rest.top_k < n + m;
+  const double floor = rest.sink.value_or(-kInfinity);
   std::vector<TwoStageValue> values(variants.size());
   for (std::uint32_t set = 0; set < (1u << m); ++set) {
     if (!selects && set + 1 != (1u << m)) continue;  // every entry passes
-    Extreme kept, dropped{{}, false};
-    std::vector<NeedleEntry> read;
+    Tied kept, dropped, read;
     for (int i = 0; i < m; ++i) {
       const auto& e = entries[static_cast<std::size_t>(i)];
       PHASESIM_EXPECT(!e.raw);
       const bool in = (set >> i & 1u) != 0;
-      (in ? kept : dropped).places.push_back(e.selection);
-      if (in) read.push_back(e.attention);
+      (in ? kept : dropped).add(e.selection, e.selection_tie);
+      if (in) read.add(e.attention, e.attention_tie);
     }
-    const double p = selects ? kept_exactly(kept, dropped, rest.top_k, n) : 1.0;
+    const double p = selects ? kept_over_factor(kept, dropped, rest.top_k, n) : 1.0;
     if (p == 0) continue;
-    const auto s = static_cast<std::int64_t>(kept.places.size());
+    const auto s = static_cast<std::int64_t>(kept.laws.size());
     const auto kept_others = selects ? std::min(n, rest.top_k - s) : n;
     // Raw blocks: each kept entry's W raw tokens, less the needle's own in its kept places.
     const auto others =
         rest.block_tokens > 0 ? rest.block_tokens * (kept_others + s) - s : kept_others;
     for (std::size_t v = 0; v < variants.size(); ++v) {  // stage 2 of each variant
       auto all = read;
-      all.insert(all.end(), variants[v].raw.begin(), variants[v].raw.end());
-      if (all.empty()) continue;
+      const auto& raw = variants[v].raw;
+      for (std::size_t t = 0; t < raw.size(); ++t)
+        all.add(raw[t], t < variants[v].raw_tie.size() ? variants[v].raw_tie[t] : 0.0);
+      if (all.laws.empty()) continue;
       values[v].selected += p;
-      values[v].retrieved += p * needle_success_above(all, others + variants[v].raw_haystack,
-                                                      rest.sink.value_or(-kInfinity));
+      const auto against = others + variants[v].raw_haystack;
+      values[v].retrieved += p * over_factor(all, floor, [&](double r) {
+                               return needle_success_above(all.at(r), against, floor);
+                             });
     }
   }
   for (auto& v : values) {
@@ -259,10 +325,11 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
 
 TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const TwoStageRest& rest) {
   std::vector<TwoStagePlace> entries;
-  StageTwoVariant variant{{}, rest.raw};
+  StageTwoVariant variant{{}, rest.raw, {}};
   for (const auto& p : places) {
     if (p.raw) {
       variant.raw.push_back(p.attention);
+      variant.raw_tie.push_back(p.attention_tie);
     } else {
       entries.push_back(p);
     }
@@ -271,8 +338,8 @@ TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const Two
 }
 
 std::vector<StageTwoVariant> far_and_window_variants(double beta, std::int64_t sliding_window) {
-  std::vector<StageTwoVariant> variants{{{}, sliding_window}};
-  if (sliding_window > 0) variants.push_back({{{beta, 0.0}}, sliding_window - 1});
+  std::vector<StageTwoVariant> variants{{{}, sliding_window, {}}};
+  if (sliding_window > 0) variants.push_back({{{beta, 0.0}}, sliding_window - 1, {}});
   return variants;
 }
 

@@ -13,6 +13,13 @@
 // iid N(0, 1) logits and the sink's: P(max X > max(M_J, c)). With raw blocks of W tokens the
 // kept entries are read as W (min(n, k - |S|) + |S|) - |S| raw haystack tokens and the needle's
 // raw token in each kept place.
+//
+// A needle of two tokens ties its places (MODEL.md section 10): each logit is its own law plus
+// tie x R, one standard normal R shared by the needle's places in that stage (the attention's
+// R_A and the selection's R_I, independent at rho = 0). Given R the places are independent, and
+// stage 2 given the kept set S depends on the selection only through |S|, so
+//   P(read) = sum_S E_{R_I}[P(S kept | R_I)] E_{R_A}[P(stage 2 reads | S kept, R_A)],
+// each expectation one adaptive quadrature over R, split where deterministic places cross.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -28,6 +35,8 @@ struct TwoStagePlace {
   NeedleEntry attention;
   NeedleEntry selection;
   bool raw = false;
+  double attention_tie = 0;  ///< the attention logit's coefficient on R_A
+  double selection_tie = 0;  ///< the selection score's coefficient on R_I
 };
 
 /// What the needle's places compete with.
@@ -46,7 +55,8 @@ struct TwoStageValue {
   double retrieved = 0;  ///< P(the needle is read)
 };
 
-/// The two stages' probabilities for independent places, rho = 0. At most 20 compressed places.
+/// The two stages' probabilities for places independent or tied by one factor per stage
+/// (TwoStagePlace's ties), rho = 0. At most 20 compressed places.
 TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const TwoStageRest& rest);
 
 /// Stage 2 of one needle in one variant of the window: its raw tokens' laws and how many raw
@@ -54,6 +64,7 @@ TwoStageValue two_stage_success(std::span<const TwoStagePlace> places, const Two
 struct StageTwoVariant {
   std::vector<NeedleEntry> raw;
   std::int64_t raw_haystack = 0;
+  std::vector<double> raw_tie{};  ///< each raw token's coefficient on R_A (none: untied)
 };
 
 /// two_stage_success of the compressed places `entries` for several variants at once (a
