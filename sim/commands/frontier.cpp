@@ -15,7 +15,7 @@ CommandInfo Frontier::info() {
       "on every one of KV entries per token, entries read per query, the worst phase and the "
       "mean (or, with --weight, the weighted score), above --floor; each row an architecture "
       "file (--out writes them). Exact (the analytic engine) where it computes the design; "
-      "needles of several tokens and --index-rho other than 0 run on the fast engine, each such "
+      "needles of 3 tokens or more and --index-rho other than 0 run on the fast engine, each such "
       "row with its trials and standard error. The presets run at the same context (at most "
       "128 groups; a preset the context cannot hold is left out, with a warning) and are "
       "marked against the frontier.";

@@ -175,7 +175,7 @@ FrontierPlan prepare_frontier(const FrontierSpec& spec, const engines::EngineReg
   if (monte_carlo) {
     plan.warnings.push_back(counted(monte_carlo, "row") +
                             " run on the fast engine (the analytic engine refuses needles of "
-                            "several tokens and --index-rho other than 0): Monte Carlo, " +
+                            "3 tokens or more and --index-rho other than 0): Monte Carlo, " +
                             std::to_string(spec.model.prompts) +
                             " prompts a group, each row with its standard error");
   }

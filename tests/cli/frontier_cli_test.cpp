@@ -54,11 +54,12 @@ TEST_CASE("frontier CLI: the frontier's files reproduce their rows") {
   }
 }
 
-TEST_CASE("frontier CLI: needles of two tokens run on the fast engine, with trials, reproducibly") {
+TEST_CASE(
+    "frontier CLI: needles of three tokens run on the fast engine, with trials, reproducibly") {
   const TempDir dir("frontier-fast");
   const auto doc = run_json(
-      "frontier --context 4096 --beta 9 --ratios 2 --overlaps 1 --gate-families uniform "
-      "--top-k 0 --sliding-windows 0 --needle-tokens 2 --prompts 50 --no-presets --out " +
+      "frontier --context 4096 --beta 5 --ratios 2 --overlaps 1 --gate-families uniform "
+      "--top-k 0 --sliding-windows 0 --needle-tokens 3 --prompts 50 --no-presets --out " +
       dir.path().string());
   REQUIRE(doc["rows"].size() == 1);
   const auto& row = doc["rows"][0];
