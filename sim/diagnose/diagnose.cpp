@@ -318,8 +318,8 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   }
   require(spec.needle_tokens.value_or(1) == 1,
           "invalid --needle-tokens " + std::to_string(spec.needle_tokens.value_or(1)) +
-              " (diagnose fits the analytic read path, which reads a needle of one token; a "
-              "table of longer needles needs niah --engine fast)");
+              " (diagnose fits each phase's entry as a needle of one token reads it; niah "
+              "--engine analytic or fast computes a table of longer needles)");
   a.top_k = spec.top_k;
   a.sliding_window = spec.sliding_window.value_or(0);
   const int stride = a.stride.value_or(table.size());

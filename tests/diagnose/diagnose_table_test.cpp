@@ -147,8 +147,8 @@ TEST_CASE("diagnose CLI: bad tables and options exit 2 with one line and write n
           {good + " --top-k 0", "invalid --top-k 0 (must be at least 1)"},
           {good + " --sliding-window -1", "invalid --sliding-window -1 (must be at least 0)"},
           {good + " --needle-tokens 2",
-           "invalid --needle-tokens 2 (diagnose fits the analytic read path, which reads a "
-           "needle of one token; a table of longer needles needs niah --engine fast)"},
+           "invalid --needle-tokens 2 (diagnose fits each phase's entry as a needle of one token "
+           "reads it; niah --engine analytic or fast computes a table of longer needles)"},
       },
       "diagnose");
   // The output folder is checked before the work starts.
