@@ -271,8 +271,8 @@ REFUSALS = [
     (phasesim.niah, dict(needle_tokens=300), "niah --needle-tokens 300"),
     (phasesim.niah, dict(sliding_window=200000), "niah --sliding-window 200000"),
     (phasesim.niah, dict(sink=float("nan")), "niah --sink nan"),
-    (phasesim.niah, dict(engine="analytic", needle_tokens=2),
-     "niah --engine analytic --needle-tokens 2"),
+    (phasesim.niah, dict(engine="analytic", needle_tokens=3),
+     "niah --engine analytic --needle-tokens 3"),
     (phasesim.optimize, dict(top_k=0), "optimize --top-k 0"),
     # work bounded up front (issue 26), by the library for both
     (phasesim.optimize, dict(restarts=100000000), "optimize --restarts 100000000"),
