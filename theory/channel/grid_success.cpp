@@ -41,25 +41,30 @@ double next_break(double y, double hi, double density_piece, std::span<const Ste
 
 }  // namespace
 
-MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps, double widest,
-                         double density_scales) {
+MaximumRange maximum_range(std::int64_t distractors) {
   const auto n = static_cast<double>(distractors);
-  const double lo = normal_quantile_from_log_cdf(portable::log(kTailMass) / n);
-  const double hi = normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n);
-  const double median = normal_quantile_from_log_cdf(portable::log(0.5) / n);
+  return {n, portable::log(n), normal_quantile_from_log_cdf(portable::log(kTailMass) / n),
+          normal_quantile_from_log_cdf(portable::log1p(-kTailMass) / n),
+          normal_quantile_from_log_cdf(portable::log(0.5) / n)};
+}
+
+MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps, double widest,
+                         double density_scales) {
+  const auto [n, log_n, lo, hi, median] = range;
   // The scale of M: about 1/median for large n (the maximum's spread), 1 for small n.
   const double density_piece = std::min(widest, density_scales / std::max(1.0, median));
   const auto& x = Rule::abscissa();
   const auto& w = Rule::weights();
   MaximumRule nodes;
+  nodes.range = range;
   for (double a = lo; a < hi;) {
     const double b = next_break(a, hi, density_piece, steps);
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
     for (std::size_t i = 0; i < x.size(); ++i) {
       for (double sign : {-1.0, 1.0}) {
         const double y = mid + sign * half * x[i];
-        const double log_density = portable::log(n) + log_normal_pdf(y) +
-                                   (n > 1 ? (n - 1) * log_normal_cdf_double(y) : 0.0);
+        const double log_density =
+            log_n + log_normal_pdf(y) + (n > 1 ? (n - 1) * log_normal_cdf_double(y) : 0.0);
         nodes.y.push_back(y);
         nodes.weight.push_back(half * w[i] * portable::exp(log_density));
       }

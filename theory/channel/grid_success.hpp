@@ -19,13 +19,27 @@ struct Step {
 /// but 1e-18 of its mass on each side: sum_j weight_j g(y_j) ~ E[g(M)]. Its pieces (16 nodes
 /// each) are at most `density_scales` scales of M long (1/median(M), at most 1), at most
 /// `widest`, and at most 2 sd within 8 sd of each step's mean.
+/// What the rule takes from the distractor count alone: M's quantiles at 1e-18, 1 - 1e-18 and
+/// 1/2 (three erfc_inv, in long double: in WebAssembly that is binary128 in software, about as
+/// much as the rest of a 350-node rule), computed once by whoever builds many rules for one N.
+struct MaximumRange {
+  double n, log_n, lo, hi, median;
+};
+MaximumRange maximum_range(std::int64_t distractors);
+
 struct MaximumRule {
   std::vector<double> y;
   std::vector<double> weight;  ///< the rule's weight times the density of M at y
+  MaximumRange range{};        ///< the range it was built over
 };
-MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps,
+MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps,
                          double widest = std::numeric_limits<double>::infinity(),
                          double density_scales = 1);
+inline MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps,
+                                double widest = std::numeric_limits<double>::infinity(),
+                                double density_scales = 1) {
+  return maximum_rule(maximum_range(distractors), steps, widest, density_scales);
+}
 
 /// P(x_1, ..., x_m) = 1 - E[prod_s Phi((M - mean_s) / sd_s)], M the maximum of `distractors`
 /// N(0, 1), at every point of the grid axes[0] x ... x axes[m-1] (m = axes.size(), 1 or 2;

@@ -109,6 +109,7 @@ detail::MaximumRule gauss_rule(const detail::MaximumRule& fine, int k) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver;
   solver.computeFromTridiagonal(diagonal, off, Eigen::ComputeEigenvectors);
   detail::MaximumRule rule;
+  rule.range = fine.range;
   for (int j = 0; j < k; ++j) {
     const double first = solver.eigenvectors()(0, j);
     rule.y.push_back(center + solver.eigenvalues()[j]);
@@ -181,7 +182,7 @@ bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, d
     probability = integrate(*rule_, mass_, entries, d_mean, d_sd);
   } else {
     const auto rule =
-        detail::maximum_rule(distractors_, narrow, kPieceSds * kNarrowest, kNarrowDensityScales);
+        detail::maximum_rule(rule_->range, narrow, kPieceSds * kNarrowest, kNarrowDensityScales);
     probability = integrate(rule, mass_of(rule), entries, d_mean, d_sd);
   }
   for (std::size_t s = 0; s < m; ++s)
