@@ -40,12 +40,15 @@ double combine_probabilities(std::span<const double> probability, const CombineR
   const auto group_of = [&](std::size_t h) {
     return key_heads.empty() ? static_cast<int>(h) : key_heads[h];
   };
+  // Each group's votes, counted once: a stack of a thousand heads would otherwise count them
+  // once a group, heads squared a phase.
+  std::vector<std::size_t> votes_of(probability.size(), 0);
+  for (std::size_t h = 0; h < probability.size(); ++h) {
+    if (static_cast<int>(h) != excluded) ++votes_of[static_cast<std::size_t>(group_of(h))];
+  }
   for (std::size_t h = 0; h < probability.size(); ++h) {
     if (group_of(h) != static_cast<int>(h)) continue;  // a group is counted at its first head
-    std::size_t votes = 0;
-    for (std::size_t g = h; g < probability.size(); ++g) {
-      votes += group_of(g) == static_cast<int>(h) && static_cast<int>(g) != excluded ? 1 : 0;
-    }
+    const std::size_t votes = votes_of[h];
     if (votes == 0) continue;
     const double p = probability[h];
     for (std::size_t k = K; k-- > 0;) {  // from the top, so that each count moves once
