@@ -60,9 +60,7 @@ FullVectorRead read_of(const niah::NiahModel& model, int h, const FullVectorHead
   read.index.group_ends = ends.data();
   read.index.content_noise = 0;
   read.index.split_rho = 1;
-  const double beta = model.index_beta(h);
-  read.index.query_noise =
-      path.index_beta ? std::sqrt(std::max(0.0, *model.dim / (beta * beta) - 1)) : head.query_noise;
+  read.index.query_noise = model.index_query_noise(h);
   return read;
 }
 

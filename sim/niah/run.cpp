@@ -123,10 +123,24 @@ double NiahModel::head_beta(int head) const {
   return read_path(head).beta.value_or(beta_effective());
 }
 
+namespace {
+
+// The query noise that gives `beta` in the full-vector model: sigma^2 = d / beta^2 - 1.
+double query_noise_for(int dim, double beta) {
+  return std::sqrt(std::max(0.0, dim / (beta * beta) - 1));
+}
+
+}  // namespace
+
 double NiahModel::head_query_noise(int head) const {
   const auto& own = read_path(head).beta;
   if (!dim || !own) return query_noise;
-  return std::sqrt(std::max(0.0, *dim / (*own * *own) - 1));
+  return query_noise_for(*dim, *own);
+}
+
+double NiahModel::index_query_noise(int head) const {
+  if (!dim || !read_path(head).index_beta) return head_query_noise(head);
+  return query_noise_for(*dim, index_beta(head));
 }
 
 double NiahModel::index_beta(int head) const {

@@ -96,6 +96,9 @@ struct NiahModel {
   double head_query_noise(int head) const;
   /// The selection score's beta: the head's index beta, or head_beta(head).
   double index_beta(int head) const;
+  /// sigma_q of a head's indexer in the full-vector model: the one that gives its index beta, or
+  /// head_query_noise(head).
+  double index_query_noise(int head) const;
 };
 
 /// Throws InputError (naming the CLI option) unless the model is well formed.

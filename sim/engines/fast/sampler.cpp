@@ -46,9 +46,7 @@ Head Sampler::plan_head(int head) const {
   if (h.path == Path::two_stage_conditional) {
     h.attention_gate = grouped_gate(gate, g, h.entries, dim_);
     h.index_gate_groups = grouped_gate(h.index_gate, g, h.entries, dim_);
-    const double beta = model_.index_beta(head);
-    h.index_noise =
-        h.read.index_beta ? std::sqrt(std::max(0.0, dim_ / (beta * beta) - 1)) : h.query_noise;
+    h.index_noise = model_.index_query_noise(head);
   }
   for (std::int64_t j = 0; j < h.entries && g.first_existing_slot(j) > 0; ++j) {
     const auto w = renormalized_weights(gate, g.first_existing_slot(j));
