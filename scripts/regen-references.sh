@@ -26,7 +26,13 @@ pathlib.Path(sys.argv[1]).write_text(before + start + "\n" + sys.argv[2] + "\n" 
 PY
 
 if [[ -d $build/python/phasesim ]] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  PYTHONPATH=$build/python /usr/bin/python3 python/gen_stubs.py >"$out/python/phasesim/__init__.pyi"
+  # Through a temporary file: a module that fails to import leaves the stubs as they were.
+  stubs=$(mktemp)
+  trap 'rm -f "$stubs"' EXIT
+  PYTHONPATH=$build/python /usr/bin/python3 python/gen_stubs.py >"$stubs" ||
+    { echo "regen-references: gen_stubs.py failed on $build/python (build it: bash scripts/build.sh); stubs not written" >&2; exit 2; }
+  [[ -s $stubs ]] || { echo "regen-references: gen_stubs.py wrote nothing; stubs not written" >&2; exit 2; }
+  cp "$stubs" "$out/python/phasesim/__init__.pyi"
 else
   echo "regen-references: the stubs need the Python module and NumPy; not written" >&2
 fi
