@@ -146,14 +146,16 @@ HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   rest.block_tokens = path.raw_blocks ? g.window : 0;
   HeadSuccess head;
   // Phases whose places have the same laws have the same values (all of them under a uniform
-  // gate with W = S, as MoBA's 4096): computed once.
+  // gate with W = S, as MoBA's 4096): computed once. The gates' laws, O(W), once a head.
   std::map<std::vector<double>, std::vector<channel::TwoStageValue>> computed;
+  const auto pooled = gate_laws(gate);
+  const auto index_pooled = gate_laws(m.index_gate(h));
   for (int phi = 0; phi < g.stride; ++phi) {
     const auto p = position_of_phase(g, phi);
     const int n = m.needle_tokens;
-    const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, n, m.entries(h), p + n);
-    const auto index =
-        needle_laws(g, m.index_gate(h), 1.0, m.index_beta(h), p, n, m.entries(h), p + n);
+    const auto laws = needle_laws(g, gate, pooled, m.split_rho(h), beta, p, n, m.entries(h), p + n);
+    const auto index = needle_laws(g, m.index_gate(h), index_pooled, 1.0, m.index_beta(h), p, n,
+                                   m.entries(h), p + n);
     std::vector<channel::TwoStagePlace> places;
     for (std::size_t x = 0; x < laws.places.size(); ++x) {
       const auto& a = laws.places[x];

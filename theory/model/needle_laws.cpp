@@ -17,7 +17,7 @@ struct Groups {
   double norm2 = 0;  ///< nrm^2 = sum_G w_G ||g_G||^2
 };
 
-Groups groups_of(const Gate& gate) {
+Groups groups_of(const Gate& gate, double norm2) {
   Groups groups;
   if (gate.per_channel()) {
     for (const auto& g : gate.channels) {
@@ -28,9 +28,7 @@ Groups groups_of(const Gate& gate) {
     groups.shares.push_back(1.0);
     groups.weights.push_back(&gate.weights);
   }
-  for (std::size_t k = 0; k < groups.shares.size(); ++k) {
-    for (const double w : *groups.weights[k]) groups.norm2 += groups.shares[k] * w * w;
-  }
+  groups.norm2 = norm2;
   return groups;
 }
 
@@ -78,16 +76,25 @@ std::size_t NeedleLaws::entries() const {
       places.begin());
 }
 
-void needle_laws(const Geometry& geometry, const Gate& gate, double split_rho, double beta,
-                 std::int64_t needle, int tokens, std::int64_t entries, std::int64_t raw_from,
-                 NeedleLaws& laws) {
-  const auto groups = groups_of(gate);
+GateLaws gate_laws(const Gate& gate) {
+  GateLaws pooled{slot_laws(gate), 0.0};
+  const auto groups = groups_of(gate, 0.0);
+  for (std::size_t k = 0; k < groups.shares.size(); ++k) {
+    for (const double w : *groups.weights[k]) pooled.norm2 += groups.shares[k] * w * w;
+  }
+  return pooled;
+}
+
+void needle_laws(const Geometry& geometry, const Gate& gate, const GateLaws& pooled,
+                 double split_rho, double beta, std::int64_t needle, int tokens,
+                 std::int64_t entries, std::int64_t raw_from, NeedleLaws& laws) {
+  const auto groups = groups_of(gate, pooled.norm2);
   laws.tokens = tokens;
   laws.group_scales.clear();
   for (const double w : groups.shares) laws.group_scales.push_back(1 / std::sqrt(w));
   laws.places.clear();
   laws.residuals.clear();
-  const auto slot = slot_laws(gate);
+  const auto& slot = pooled.slots;
   const auto& g = geometry;
   const std::int64_t last = needle + tokens - 1;
   const std::int64_t from = std::max<std::int64_t>(0, floor_div(needle - g.offset, g.stride));
@@ -110,12 +117,19 @@ void needle_laws(const Geometry& geometry, const Gate& gate, double split_rho, d
   }
 }
 
+NeedleLaws needle_laws(const Geometry& geometry, const Gate& gate, const GateLaws& pooled,
+                       double split_rho, double beta, std::int64_t needle, int tokens,
+                       std::int64_t entries, std::int64_t raw_from) {
+  NeedleLaws laws;
+  needle_laws(geometry, gate, pooled, split_rho, beta, needle, tokens, entries, raw_from, laws);
+  return laws;
+}
+
 NeedleLaws needle_laws(const Geometry& geometry, const Gate& gate, double split_rho, double beta,
                        std::int64_t needle, int tokens, std::int64_t entries,
                        std::int64_t raw_from) {
-  NeedleLaws laws;
-  needle_laws(geometry, gate, split_rho, beta, needle, tokens, entries, raw_from, laws);
-  return laws;
+  return needle_laws(geometry, gate, gate_laws(gate), split_rho, beta, needle, tokens, entries,
+                     raw_from);
 }
 
 }  // namespace phasesim

@@ -52,15 +52,29 @@ struct NeedleLaws {
   std::size_t entries() const;
 };
 
-/// Where the needle is read from in a head of `geometry` and `gate`: the first `entries`
-/// entries are visible (complete before the query), and positions from `raw_from` on are read
-/// raw by the sliding window (the context length when there is none). `split_rho` as
+/// What needle_laws needs of a gate beyond its weights: O(W) to compute, so a head that reads
+/// many needles (every phase, every trial) computes it once.
+struct GateLaws {
+  std::vector<SlotLaw> slots;  ///< slot_laws(gate)
+  double norm2 = 0;            ///< nrm^2 = sum_G w_G ||g_G||^2
+};
+
+GateLaws gate_laws(const Gate& gate);
+
+/// Where the needle is read from in a head of `geometry` and `gate`, `pooled` its gate_laws: the
+/// first `entries` entries are visible (complete before the query), and positions from `raw_from`
+/// on are read raw by the sliding window (the context length when there is none). `split_rho` as
 /// NiahModel::split_rhos. Clears and fills `laws` (its capacity is reused).
-void needle_laws(const Geometry& geometry, const Gate& gate, double split_rho, double beta,
-                 std::int64_t needle, int tokens, std::int64_t entries, std::int64_t raw_from,
-                 NeedleLaws& laws);
+void needle_laws(const Geometry& geometry, const Gate& gate, const GateLaws& pooled,
+                 double split_rho, double beta, std::int64_t needle, int tokens,
+                 std::int64_t entries, std::int64_t raw_from, NeedleLaws& laws);
 
 /// The same, returned.
+NeedleLaws needle_laws(const Geometry& geometry, const Gate& gate, const GateLaws& pooled,
+                       double split_rho, double beta, std::int64_t needle, int tokens,
+                       std::int64_t entries, std::int64_t raw_from);
+
+/// The same for one needle: the gate's laws computed here.
 NeedleLaws needle_laws(const Geometry& geometry, const Gate& gate, double split_rho, double beta,
                        std::int64_t needle, int tokens, std::int64_t entries,
                        std::int64_t raw_from);

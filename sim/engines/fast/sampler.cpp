@@ -38,6 +38,8 @@ Head Sampler::plan_head(int head) const {
   h.read = model_.read_path(head);
   h.gate = gate;
   h.index_gate = model_.index_gate(head);
+  h.gate_laws = gate_laws(h.gate);
+  h.index_gate_laws = gate_laws(h.index_gate);
   h.index_beta = model_.index_beta(head);
   h.needle_tokens = model_.needle_tokens;
   h.raw_from = model_.context - h.read.sliding_window;

@@ -98,9 +98,11 @@ struct Head {
   double split_rest = 0;
   int older_slots = 0;
   // The read path (MODEL.md section 10; the two_stage paths): how the head reads, both stages'
-  // gates and the index beta, the needle's tokens and the first position read raw.
+  // gates (and their laws, needle_laws' O(W) part, once a run) and the index beta, the
+  // needle's tokens and the first position read raw.
   niah::ReadPath read;
   Gate gate, index_gate;
+  GateLaws gate_laws, index_gate_laws;
   double index_beta = 0;
   int needle_tokens = 1;
   std::int64_t raw_from = 0;

@@ -48,10 +48,11 @@ double place_logit(const NeedleLaws& laws, const NeedlePlace& place,
 // visible entries (stage 1 by their order statistics) and the window's haystack tokens.
 TwoStage sample_two_stage(const Sampler& s, const Head& h, const Trial& t, Workspace& ws) {
   const int n = h.needle_tokens;
-  needle_laws(h.geometry, h.gate, h.split_rho, h.beta, t.needle, n, h.entries, h.raw_from, ws.laws);
+  needle_laws(h.geometry, h.gate, h.gate_laws, h.split_rho, h.beta, t.needle, n, h.entries,
+              h.raw_from, ws.laws);
   const std::int64_t nowhere = h.raw_from + h.read.sliding_window;  // the index reads no raw token
-  needle_laws(h.geometry, h.index_gate, 1.0, h.index_beta, t.needle, n, h.entries, nowhere,
-              ws.index_laws);
+  needle_laws(h.geometry, h.index_gate, h.index_gate_laws, 1.0, h.index_beta, t.needle, n,
+              h.entries, nowhere, ws.index_laws);
   const auto read = s.stream(t, Stream::read_path);
   draw_residuals(read, kResidual, ws.laws, ws.residual);
   draw_residuals(read, kIndexResidual, ws.index_laws, ws.index_residual);
