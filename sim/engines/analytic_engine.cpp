@@ -236,9 +236,10 @@ void AnalyticEngine::check(const niah::NiahModel& model) const {
               " with --engine analytic (the analytic channel has no content noise; use "
               "--engine fast)");
   // Query heads of one cache combine as one head (one Bernoulli, all their votes): exact where
-  // they have one query, in the standardized channel and without query noise.
+  // they have one query, in the standardized channel and without query noise (shares_cache
+  // last: it scans every head).
   for (int h = 0; h < model.heads(); ++h) {
-    require(!(model.shares_cache(h) && model.full_vector() && model.head_query_noise(h) > 0),
+    require(!(model.full_vector() && model.head_query_noise(h) > 0 && model.shares_cache(h)),
             "invalid --engine analytic: query heads that share a cache (query_heads) with query "
             "noise (--query-noise, or a layer's beta below sqrt(d)) have correlated logits the "
             "analytic channel does not compute; use --engine full");

@@ -219,13 +219,20 @@ std::vector<double> exact_means(const NiahRun& run, const PhaseTable& far, const
   const auto modulus = stride_period(m.geometries, plan.last_position(plan.groups - 1) + 1);
   std::int64_t near = m.context;
   for (int h = 0; h < m.heads(); ++h) near = std::min(near, window_reach(m, h));
+  // combine_probabilities reads a cache's heads through its key head: only those are filled
+  // (MoBA's 1024 heads read 32 caches).
+  std::vector<int> keys;
+  std::vector<std::int64_t> reach;
+  for (int h = 0; h < m.heads(); ++h) {
+    if (m.key_head(h) == h) keys.push_back(h);
+    reach.push_back(window_reach(m, h));
+  }
   std::vector<double> heads(static_cast<std::size_t>(m.heads()));
   const auto combined = [&](std::int64_t p, bool windows) {
-    for (int h = 0; h < m.heads(); ++h) {
+    for (const int h : keys) {
+      const auto i = static_cast<std::size_t>(h);
       const auto phase = static_cast<std::size_t>(m.geometry(h).phase_of_position(p));
-      const bool inside = windows && p >= window_reach(m, h);
-      heads[static_cast<std::size_t>(h)] =
-          (inside ? window : far)[static_cast<std::size_t>(h)][phase];
+      heads[i] = (windows && p >= reach[i] ? window : far)[i][phase];
     }
     return combine_probabilities(heads, run.combine, excluded, m.key_heads);
   };

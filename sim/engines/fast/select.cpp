@@ -76,7 +76,8 @@ Path path_for(const niah::NiahModel& model, int head) {
   const auto& gate = model.gates[static_cast<std::size_t>(head)];
   const bool noisy = model.content_noise > 0 && support_of(gate).size() > 1;
   // Before the read path's paths too: they draw each query head's keys on their own.
-  if (model.shares_cache(head) && model.full_vector() && model.head_query_noise(head) > 0) {
+  // shares_cache last: it scans every head.
+  if (model.full_vector() && model.head_query_noise(head) > 0 && model.shares_cache(head)) {
     throw InputError("invalid --engine fast: head " + std::to_string(head) +
                      " shares its cache with other query heads, and with query noise "
                      "(--query-noise, or a layer's beta below sqrt(d)) their logits are "
