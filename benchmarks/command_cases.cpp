@@ -181,23 +181,10 @@ void engine_cases(std::vector<CommandCase>& cases) {
   }
 }
 
-}  // namespace
-
-std::vector<CommandCase> command_cases() {
-  std::vector<CommandCase> cases;
-  theory_cases(cases);
-  four_slot_cases(cases);
-  check_cases(cases);
-  analytic_cases(cases);
-  engine_cases(cases);
-  return cases;
-}
-
 // The README's space (ratios 4, 16, 128; overlaps 1, 2; gates uniform, last, spread; top-k 0,
 // 512; no sliding window: 36 designs) at each context without the presets (whose set changes
 // as presets are added) and, at 128k, with them: what `frontier --context 131072` waits for.
-std::vector<CommandCase> frontier_cases() {
-  std::vector<CommandCase> cases;
+void frontier_cases(std::vector<CommandCase>& cases) {
   auto engines = std::make_shared<const engines::EngineRegistry>(engines::builtin_engines());
   for (const auto& [context, presets] : {std::pair<std::int64_t, bool>{32768, false},
                                          {131072, false},
@@ -217,6 +204,18 @@ std::vector<CommandCase> frontier_cases() {
                            .size();
                      }});
   }
+}
+
+}  // namespace
+
+std::vector<CommandCase> command_cases() {
+  std::vector<CommandCase> cases;
+  theory_cases(cases);
+  four_slot_cases(cases);
+  check_cases(cases);
+  analytic_cases(cases);
+  engine_cases(cases);
+  frontier_cases(cases);
   return cases;
 }
 

@@ -22,14 +22,9 @@ struct CommandCase {
 };
 
 /// optimize, phase-diagram and dynamics over W in {8, 16, 32, 64, 128}, the theorem checks and
-/// T3's joint training at two sizes, the analytic engine over caches and query heads, and
-/// the Monte Carlo engines over L, W, d and heads.
+/// T3's joint training at two sizes, the analytic engine over caches and query heads, the
+/// Monte Carlo engines over L, W, d and heads, and frontier at L 32768, 131072 and 1048576 and
+/// at 131072 with the presets.
 std::vector<CommandCase> command_cases();
-
-/// frontier at L 32768, 131072 and 1048576, and at 131072 with the presets. Benchmarked, not in
-/// the estimates' grid: its estimate, the sum of its rows' analytic estimates, was 2.5, 2.0 and
-/// 1.5 times its CPU time without the presets and 37 times at 128k with them (2026-12-06, AVX3),
-/// outside the factor 2 the estimate test holds.
-std::vector<CommandCase> frontier_cases();
 
 }  // namespace phasesim::bench

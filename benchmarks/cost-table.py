@@ -98,6 +98,21 @@ def engine_table(runs):
     return "\n".join(lines)
 
 
+def frontier_table(runs):
+    """frontier over the README's 36 designs at each context, and at 128k with the presets."""
+    cases = [r for r in runs if r["name"].startswith("BM_Frontier/")]
+    if not cases:
+        return ""
+    lines = ["| `frontier` (36 designs) | " + " | ".join(
+                 f"L {args(r)['L']}" + (", presets" if args(r)["presets"] else "") for r in cases)
+             + " | estimate / time |",
+             "|---|" + "---|" * (len(cases) + 1)]
+    ratios = [r["estimate_s"] / seconds(r) for r in cases]
+    lines.append("| time | " + " | ".join(text(seconds(r)) for r in cases)
+                 + f" | {min(ratios):.2f} to {max(ratios):.2f} |")
+    return "\n".join(lines)
+
+
 def main(path):
     with open(path) as f:
         report = json.load(f)
@@ -112,6 +127,8 @@ def main(path):
     print(theory_table(runs, FOUR_SLOTS, ["`optimize --beta 6 --entries 32768`", "`dynamics` (2000 steps)"]))
     print()
     print(engine_table(runs))
+    print()
+    print(frontier_table(runs))
     ratios = [r["estimate_s"] / seconds(r) for r in runs]
     print(f"\nEvery case of the grid ({len(runs)}): estimate / time from {min(ratios):.2f} to "
           f"{max(ratios):.2f}.")

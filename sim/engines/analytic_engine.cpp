@@ -34,10 +34,11 @@ namespace {
 using analytic::HeadSuccess;
 
 constexpr std::int64_t kMaxClasses = std::int64_t{1} << 20;
-// Measured (benchmarks/theorems_benchmark.cpp, BM_NiahAnalytic): a phase's quadrature costs
-// about this much per slot it holds, and the report about this much per trial and head.
-constexpr double kSecondsPerSlot = 1e-4;
-constexpr double kSecondsPerTrialHead = 1e-7;
+// Measured (benchmarks/commands_benchmark.cpp, BM_NiahAnalytic and BM_Frontier): a phase's
+// quadrature costs about this much per slot it holds, and the report about this much per head
+// it combines at a class of needle positions (niah::exact_report_work).
+constexpr double kSecondsPerSlot = 0.7e-4;
+constexpr double kSecondsPerCombinedHead = 1e-8;
 // A phase of a head with a read path sums over the 2^m sets of its m compressed places that stage
 // 1 may keep, each a few integrals over m places: measured at one thread, about 0.2 ms per set
 // and place (W 8 S 4: 1.7 ms a phase, BM_AnalyticReadPath/512; W 32, 48 and 64 with S 8 at
@@ -134,54 +135,83 @@ std::vector<channel::StageTwoVariant> variants_of(const niah::NiahModel& m, int 
   return variants;
 }
 
-// The head's two stages for a needle of each phase far from the query, and inside its window.
-HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
+// A needle of each phase of head h, far from the query: its position and its places, both
+// stages' laws.
+struct PhaseNeedle {
+  std::int64_t position = 0;
+  std::vector<channel::TwoStagePlace> places;
+};
+
+std::vector<PhaseNeedle> phase_needles(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
   const auto& path = m.read_path(h);
   const auto& gate = m.gates[static_cast<std::size_t>(h)];
   const double beta = m.head_beta(h);
-  channel::TwoStageRest rest;
-  rest.top_k = path.top_k.value_or(m.entries(h));
-  rest.sink = path.sink;
-  rest.block_tokens = path.raw_blocks ? g.window : 0;
-  HeadSuccess head;
-  // Phases whose places have the same laws have the same values (all of them under a uniform
-  // gate with W = S, as MoBA's 4096): computed once. The gates' laws, O(W), once a head.
-  std::map<std::vector<double>, std::vector<channel::TwoStageValue>> computed;
+  const int n = m.needle_tokens;
+  // The gates' laws, O(W), once a head.
   const auto pooled = gate_laws(gate);
   const auto index_pooled = gate_laws(m.index_gate(h));
+  std::vector<PhaseNeedle> needles;
   for (int phi = 0; phi < g.stride; ++phi) {
     const auto p = position_of_phase(g, phi);
-    const int n = m.needle_tokens;
     const auto laws = needle_laws(g, gate, pooled, m.split_rho(h), beta, p, n, m.entries(h), p + n);
     const auto index = needle_laws(g, m.index_gate(h), index_pooled, 1.0, m.index_beta(h), p, n,
                                    m.entries(h), p + n);
-    std::vector<channel::TwoStagePlace> places;
+    PhaseNeedle needle{p, {}};
     for (std::size_t x = 0; x < laws.places.size(); ++x) {
       const auto& a = laws.places[x];
       const auto& i = index.places[x];
-      // Raw blocks read the needle's own token of a kept entry, at u = 1.
+      // Raw blocks read the needle's own token of a kept entry, at u = 1 (one token:
+      // check_read_path).
       const channel::NeedleEntry read =
           path.raw_blocks ? channel::NeedleEntry{beta, 0.0} : channel::NeedleEntry{a.mean, a.sd};
-      // A raw block's needle token is read at u = 1 (one token: check_read_path).
-      places.push_back(
+      needle.places.push_back(
           {read, {i.mean, i.sd}, false, path.raw_blocks ? 0.0 : tie_of(laws, a), tie_of(index, i)});
     }
-    rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
+    needles.push_back(std::move(needle));
+  }
+  return needles;
+}
+
+// For each phase, the first phase whose places have the same laws, and so the same values (all
+// of them under a uniform gate with W = S, as MoBA's 4096): only those are computed.
+std::vector<int> first_alike(const std::vector<PhaseNeedle>& needles) {
+  std::map<std::vector<double>, int> first;
+  std::vector<int> source;
+  for (const auto& needle : needles) {
     std::vector<double> key;
-    for (const auto& x : places) {
+    for (const auto& x : needle.places) {
       key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd,
                              x.attention_tie, x.selection_tie});
     }
-    auto& values = computed[key];
+    source.push_back(first.try_emplace(key, static_cast<int>(source.size())).first->second);
+  }
+  return source;
+}
+
+// The head's two stages for a needle of each phase far from the query, and inside its window.
+HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
+  const auto& path = m.read_path(h);
+  channel::TwoStageRest rest;
+  rest.top_k = path.top_k.value_or(m.entries(h));
+  rest.sink = path.sink;
+  rest.block_tokens = path.raw_blocks ? m.geometry(h).window : 0;
+  const auto needles = phase_needles(m, h);
+  const auto source = first_alike(needles);
+  std::vector<std::vector<channel::TwoStageValue>> values(needles.size());
+  HeadSuccess head;
+  for (std::size_t phi = 0; phi < needles.size(); ++phi) {
+    const auto& needle = needles[phi];
+    auto& value = values[static_cast<std::size_t>(source[phi])];
     // Far from the query, and (with a window) inside it: one stage 1.
-    if (values.empty()) {
-      values = channel::two_stage_variants(places, rest, variants_of(m, h, p));
+    if (value.empty()) {
+      rest.entries = m.entries(h) - static_cast<std::int64_t>(needle.places.size());
+      value = channel::two_stage_variants(needle.places, rest, variants_of(m, h, needle.position));
     }
-    head.far.push_back(values.front().retrieved);
-    head.far_selected.push_back(values.front().selected);
-    head.window.push_back(values.back().retrieved);
-    head.window_selected.push_back(values.back().selected);
+    head.far.push_back(value.front().retrieved);
+    head.far_selected.push_back(value.front().selected);
+    head.window.push_back(value.back().retrieved);
+    head.window_selected.push_back(value.back().selected);
   }
   return head;
 }
@@ -279,14 +309,21 @@ std::vector<int> AnalyticEngine::computed_as(const niah::NiahModel& m) {
 WorkEstimate AnalyticEngine::estimate(const niah::NiahRun& run) const {
   const auto& m = run.model;
   const auto source = computed_as(m);
-  double seconds = 0;  // one quadrature per distinct head and phase
+  double seconds = 0;  // one quadrature per distinct head and distinct phase
   for (int h = 0; h < m.heads(); ++h) {
     if (source[static_cast<std::size_t>(h)] != h) continue;
-    seconds += m.plain(h) ? m.geometry(h).window * kSecondsPerSlot
-                          : m.geometry(h).stride * read_phase_seconds(m, h);
+    if (m.plain(h)) {
+      seconds += m.geometry(h).window * kSecondsPerSlot;
+      continue;
+    }
+    const auto alike = first_alike(phase_needles(m, h));
+    double distinct = 0;
+    for (std::size_t phi = 0; phi < alike.size(); ++phi)
+      distinct += alike[phi] == static_cast<int>(phi);
+    seconds += distinct * read_phase_seconds(m, h);
   }
   const auto trials = static_cast<double>(run.needles.trials());
-  return {seconds + trials * m.heads() * kSecondsPerTrialHead,
+  return {seconds + niah::exact_report_work(run) * kSecondsPerCombinedHead,
           32.0 * m.heads() * m.max_window() + 32 * trials * m.heads()};
 }
 

@@ -58,9 +58,7 @@ NeedlePlan plan_needles(const Geometry& geometry, std::int64_t context, int grou
 
 std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,
                                             int group) {
-  // The class of k*G + r repeats in k with period modulus / gcd(G, modulus).
-  const std::int64_t period = std::min(
-      modulus / std::gcd(static_cast<std::int64_t>(plan.groups), modulus), plan.block_count);
+  const std::int64_t period = position_class_count(plan, modulus);
   const std::int64_t cycles = plan.block_count / period;
   const std::int64_t rest = plan.block_count % period;
   std::vector<PositionClass> classes;
@@ -71,6 +69,12 @@ std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t
     return a.position % modulus < b.position % modulus;
   });
   return classes;
+}
+
+std::int64_t position_class_count(const NeedlePlan& plan, std::int64_t modulus) {
+  // The class of k*G + r repeats in k with period modulus / gcd(G, modulus).
+  return std::min(modulus / std::gcd(static_cast<std::int64_t>(plan.groups), modulus),
+                  plan.block_count);
 }
 
 std::int64_t stride_period(std::span<const Geometry> geometries, std::int64_t above) {

@@ -212,13 +212,32 @@ std::int64_t window_reach(const NiahModel& m, int h) {
 // the strides' period fixes every head's and the heads combine class by class (classes summed
 // in increasing order, which for one geometry is phase order); a needle in some head's sliding
 // window position by position, that head's value from `window`.
+// The modulus of the needle positions' classes: the strides' period, or past every needle.
+std::int64_t class_modulus(const NiahRun& run) {
+  const auto& plan = run.needles;
+  return stride_period(run.model.geometries, plan.last_position(plan.groups - 1) + 1);
+}
+
+// The first position some head's window reaches.
+std::int64_t nearest_reach(const NiahModel& m) {
+  std::int64_t near = m.context;
+  for (int h = 0; h < m.heads(); ++h) near = std::min(near, window_reach(m, h));
+  return near;
+}
+
+// Group r's needle positions that reach a window: from its last down to `near`.
+std::int64_t reaching(const NeedlePlan& plan, int r, std::int64_t near) {
+  const auto first = std::max(near, plan.first_position(r));
+  const auto last = plan.last_position(r);
+  return last < first ? 0 : (last - first) / plan.groups + 1;
+}
+
 std::vector<double> exact_means(const NiahRun& run, const PhaseTable& far, const PhaseTable& window,
                                 int excluded) {
   const auto& m = run.model;
   const auto& plan = run.needles;
-  const auto modulus = stride_period(m.geometries, plan.last_position(plan.groups - 1) + 1);
-  std::int64_t near = m.context;
-  for (int h = 0; h < m.heads(); ++h) near = std::min(near, window_reach(m, h));
+  const auto modulus = class_modulus(run);
+  const auto near = nearest_reach(m);
   // combine_probabilities reads a cache's heads through its key head: only those are filled
   // (MoBA's 1024 heads read 32 caches).
   std::vector<int> keys;
@@ -274,6 +293,20 @@ NiahResult exact_report(const NiahRun& run, const PhaseTable& far, const PhaseTa
 }
 
 }  // namespace
+
+double exact_report_work(const NiahRun& run) {
+  const auto& m = run.model;
+  const auto& plan = run.needles;
+  const auto modulus = class_modulus(run);
+  const auto near = nearest_reach(m);
+  double positions = 0;  // as exact_means combines: once a class, twice a reaching position
+  for (int r = 0; r < plan.groups; ++r) {
+    positions += static_cast<double>(position_class_count(plan, modulus)) +
+                 2.0 * static_cast<double>(reaching(plan, r, near));
+  }
+  const int passes = 1 + (m.plain() ? 0 : 1) + (run.knockout ? 1 : 0);
+  return passes * positions * m.heads();
+}
 
 NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success) {
   return exact_report(run, phase_success, phase_success, {}, {});

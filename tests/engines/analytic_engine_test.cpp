@@ -92,12 +92,14 @@ TEST_CASE("analytic engine: equal caches of query heads, channel groups and read
 
 TEST_CASE("analytic engine: a read path's estimate grows with the places of a needle and with k") {
   // Measured (analytic_engine.cpp): W 8 S 4 at k 512 1.7 ms a phase, W 64 S 8 at k 64 260 ms,
-  // W 8 S 4 at k 32768 and L = 2^20 165 ms: the estimate follows, within a few times.
+  // W 8 S 4 at k 32768 and L = 2^20 165 ms: the estimate follows, within a few times. A gate
+  // of distinct weights, so that no two phases are alike (the engine computes alike ones once).
   const auto registry = builtin_engines();
   const auto seconds = [&](int window, int stride, std::int64_t k, std::int64_t context) {
     NiahSpec spec;
     spec.geometry = {window, stride, 0};
-    spec.gates = "uniform";
+    spec.gates = "weights:1";
+    for (int s = 2; s <= window; ++s) spec.gates += "," + std::to_string(s);
     spec.beta = 5;
     spec.context = context;
     spec.groups = stride;
@@ -111,6 +113,25 @@ TEST_CASE("analytic engine: a read path's estimate grows with the places of a ne
   CHECK(seconds(64, 8, 64, 65536) > 0.1);
   CHECK(seconds(8, 4, 32768, 1 << 20) > 0.05);
   CHECK(seconds(8, 4, 2048, 1 << 20) == doctest::Approx(v4));
+}
+
+TEST_CASE("analytic engine: the estimate counts the phases it computes, once each alike") {
+  // A uniform gate with W = S makes every phase alike: one is computed (MoBA's 4096 blocks).
+  const auto registry = builtin_engines();
+  const auto seconds = [&](const std::string& gates) {
+    NiahSpec spec;
+    spec.geometry = {64, 64, 0};
+    spec.gates = gates;
+    spec.beta = 5;
+    spec.context = 65536;
+    spec.groups = 64;
+    spec.prompts = 1;
+    spec.read.top_k = 64;
+    return prepare(spec, registry.find("analytic"), 1).estimate().seconds;
+  };
+  std::string distinct = "weights:1";
+  for (int s = 2; s <= 64; ++s) distinct += "," + std::to_string(s);
+  CHECK(seconds(distinct) > 20 * seconds("uniform"));
 }
 
 TEST_CASE("analytic engine: a later cache's query heads follow it to the head computed") {

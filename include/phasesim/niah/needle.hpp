@@ -69,6 +69,9 @@ struct PositionClass {
 std::vector<PositionClass> position_classes(const NeedlePlan& plan, std::int64_t modulus,
                                             int group);
 
+/// How many classes position_classes gives each group.
+std::int64_t position_class_count(const NeedlePlan& plan, std::int64_t modulus);
+
 /// The least common multiple of the strides, or `above` when it is not below it: with
 /// `above` greater than every needle position, each position then is its own class. The
 /// modulus for position_classes.

@@ -119,6 +119,12 @@ NiahResult monte_carlo_result(const NiahRun& run, const OutcomeTable& table,
 /// needle positions.
 NiahResult exact_result(const NiahRun& run, const std::vector<std::vector<double>>& phase_success);
 
+/// What the exact report of `run` costs: the heads it combines, summed over the needle positions
+/// it combines them at (a class of positions far from every window, a position near one), over
+/// its passes (the accuracy; stage 1's, with a read path; the knockout's). An exact engine's
+/// estimate.
+double exact_report_work(const NiahRun& run);
+
 /// The report of an engine's output, whichever kind it is.
 NiahResult niah_result(const NiahRun& run, const EngineOutput& output);
 
