@@ -7,7 +7,9 @@
 
 #include "grid_success.hpp"
 #include "law_slope.hpp"
+#include "normal_table.hpp"
 #include "phasesim/core/contract.hpp"
+#include "phasesim/core/normal.hpp"
 #include "phasesim/core/portable_math.hpp"
 
 namespace phasesim::channel {
@@ -23,21 +25,26 @@ constexpr double kNarrowDensityScales = 2;
 // (as an absolute error in E[g(M)]) against the composite rule it is made from.
 constexpr int kGaussNodes[] = {16, 24, 32, 40, 48, 64, 80, 96};
 constexpr double kGaussTolerance = 1e-12;
+// A step Phi((y - mean) / sd) is 0 below mean - kLive sd, within 6e-16 (as grid_success's).
+constexpr double kLive = 8;
 // Test steps: means spread over the composite rule's range at this spacing (in kNarrowest).
 constexpr double kTestSpacing = 0.25;
-
-constexpr double kSqrtHalf = 0.70710678118654752;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
 // One entry's factor at a node: Phi(z) and phi(z) / sd, z = (y - mean) / sd.
 struct Factor {
   double below, density, z;
 };
 
-Factor factor_at(const detail::Step& e, double y) {
+Factor factor_at(const detail::NormalTable& normal, const detail::Step& e, double y) {
   const double z = (y - e.mean) / e.sd;
-  return {0.5 * portable::erfc(-kSqrtHalf * z), kInvSqrt2Pi * portable::exp(-0.5 * z * z) / e.sd,
-          z};
+  const auto at = normal(z);
+  return {at.cdf, at.pdf / e.sd, z};
+}
+
+// Phi and phi at any z, built once (immutable; read by every thread).
+const detail::NormalTable& normal_table() {
+  static const detail::NormalTable table;
+  return table;
 }
 
 // P, dP/dmean_s and dP/dsd_s of `entries` by `rule`, whose integral of M's density is `mass`.
@@ -52,10 +59,11 @@ double integrate(const detail::MaximumRule& rule, double mass,
   std::fill(d_mean.begin(), d_mean.end(), 0.0);
   std::fill(d_sd.begin(), d_sd.end(), 0.0);
   double below_all = 0;
+  const auto& normal = normal_table();
   for (std::size_t j = 0; j < rule.y.size(); ++j) {
     prefix[0] = 1;
     for (std::size_t s = 0; s < m; ++s) {
-      f[s] = factor_at(entries[s], rule.y[j]);
+      f[s] = factor_at(normal, entries[s], rule.y[j]);
       prefix[s + 1] = prefix[s] * f[s].below;
     }
     const double w = rule.weight[j];
@@ -75,6 +83,25 @@ double mass_of(const detail::MaximumRule& rule) {
   double mass = 0;
   for (double w : rule.weight) mass += w;
   return mass;
+}
+
+// integrate() for a call with narrow entries, by its own rule. Below the highest of their live
+// ranges' starts (mean - kLive sd) a narrow factor is below Phi(-8) = 6e-16, and so is the
+// integrand of P's complement and of every slope but a density at z < -8: the rule starts there
+// and P takes M's mass below in closed form, Phi(cut)^n. That leaves out a third to a half of the
+// nodes a near-one-hot gate's phase cost (with M's density at each), at an error of the rule's
+// own order (kLive is grid_success's).
+double integrate_narrow(const detail::MaximumRange& range, std::span<const detail::Step> narrow,
+                        std::span<const detail::Step> entries, std::span<double> d_mean,
+                        std::span<double> d_sd) {
+  auto above = range;
+  for (const auto& e : narrow) above.lo = std::max(above.lo, e.mean - kLive * e.sd);
+  if (!(above.lo < above.hi)) above.lo = range.lo;  // every step above M's range: no cut
+  const auto rule = detail::maximum_rule(above, narrow, kPieceSds * SuccessRule::kNarrowest,
+                                         kNarrowDensityScales);
+  const double below =
+      above.lo > range.lo ? portable::exp(range.n * log_normal_cdf_double(above.lo)) : 0.0;
+  return std::clamp(below + integrate(rule, mass_of(rule), entries, d_mean, d_sd), 0.0, 1.0);
 }
 
 // The k-node Gauss rule of the discrete measure `fine` (its nodes with its weights): the
@@ -123,17 +150,18 @@ detail::MaximumRule gauss_rule(const detail::MaximumRule& fine, int k) {
 // density and the density times z (the slopes' integrands).
 double gauss_error(const detail::MaximumRule& rule, const detail::MaximumRule& fine) {
   double worst = 0;
+  const auto& normal = normal_table();
   const double step = kTestSpacing * SuccessRule::kNarrowest;
   for (double mean = fine.y.front(); mean <= fine.y.back(); mean += step) {
     const detail::Step e{mean, SuccessRule::kNarrowest};
     std::array<double, 3> a{}, b{};
     for (std::size_t i = 0; i < fine.y.size(); ++i) {
-      const auto f = factor_at(e, fine.y[i]);
+      const auto f = factor_at(normal, e, fine.y[i]);
       a[0] += fine.weight[i] * f.below, a[1] += fine.weight[i] * f.density;
       a[2] += fine.weight[i] * f.density * f.z;
     }
     for (std::size_t i = 0; i < rule.y.size(); ++i) {
-      const auto f = factor_at(e, rule.y[i]);
+      const auto f = factor_at(normal, e, rule.y[i]);
       b[0] += rule.weight[i] * f.below, b[1] += rule.weight[i] * f.density;
       b[2] += rule.weight[i] * f.density * f.z;
     }
@@ -181,9 +209,7 @@ bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, d
   if (narrow.empty()) {
     probability = integrate(*rule_, mass_, entries, d_mean, d_sd);
   } else {
-    const auto rule =
-        detail::maximum_rule(rule_->range, narrow, kPieceSds * kNarrowest, kNarrowDensityScales);
-    probability = integrate(rule, mass_of(rule), entries, d_mean, d_sd);
+    probability = integrate_narrow(rule_->range, narrow, entries, d_mean, d_sd);
   }
   for (std::size_t s = 0; s < m; ++s)
     slope[s] = detail::law_slope(law, beta, x[s], entries[s].sd, d_mean[s], d_sd[s]);

@@ -16,11 +16,12 @@ inline constexpr double kEvaluationPerSlot = 0.25e-6;
 /// One quadrature (the reports' values at the optimum, the one-hot gates, the equal splits).
 inline constexpr double kQuadrature = 1.1e-4;
 /// A phase held by more than two slots has no table: the success rule (channel/success_rule.hpp,
-/// 40 to 80 nodes), per slot of the phase and evaluation.
-inline constexpr double kRulePerSlot = 1.2e-6;
+/// 40 to 80 nodes, Phi and phi from a table of polynomials), per slot of the phase and evaluation.
+inline constexpr double kRulePerSlot = 0.65e-6;
 /// A phase of more than two slots with a slot near one-hot (sd below 0.25: where a run locks
-/// in) is integrated on a composite rule of its own, about 350 nodes with M's density at each.
-inline constexpr double kNarrowRulePhase = 6e-5;
+/// in) is integrated on a composite rule of its own from that slot's step up, about 250 nodes
+/// with M's density at each.
+inline constexpr double kNarrowRulePhase = 3e-5;
 /// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
 inline constexpr double kEvaluationsPerIteration = 1.2;
 /// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,
