@@ -21,7 +21,7 @@ constexpr double kPieceSds = 2;
 // Steps narrower than this are treated as this wide (a piece must move y by more than ulps).
 constexpr double kNarrowest = 1e-9;
 
-using Rule = boost::math::quadrature::gauss<double, 16>;
+using Rule = boost::math::quadrature::gauss<double, kPieceNodes>;  // kPieceNodes points
 
 // The widest piece that may start at y, and where the next narrower requirement begins.
 double next_break(double y, double hi, double density_piece, std::span<const Step> steps) {
@@ -59,6 +59,7 @@ MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps,
   nodes.range = range;
   for (double a = lo; a < hi;) {
     const double b = next_break(a, hi, density_piece, steps);
+    nodes.starts.push_back(a);
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
     for (std::size_t i = 0; i < x.size(); ++i) {
       for (double sign : {-1.0, 1.0}) {

@@ -1,6 +1,7 @@
 #pragma once
 // The success at every point of a tensor grid of coordinates, from one quadrature shared by
 // the whole grid (internal to theory/channel: the nodes of a SuccessTable's patch).
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -27,10 +28,14 @@ struct MaximumRange {
 };
 MaximumRange maximum_range(std::int64_t distractors);
 
+/// Nodes a piece of a composite rule has (16-point Gauss-Legendre).
+inline constexpr std::size_t kPieceNodes = 16;
+
 struct MaximumRule {
   std::vector<double> y;
   std::vector<double> weight;  ///< the rule's weight times the density of M at y
   MaximumRange range{};        ///< the range it was built over
+  std::vector<double> starts;  ///< where each piece starts (piece k: nodes kPieceNodes k on)
 };
 MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps,
                          double widest = std::numeric_limits<double>::infinity(),

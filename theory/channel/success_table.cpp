@@ -43,6 +43,28 @@ void chebyshev_basis(double t, int degree, std::span<double> value, std::span<do
   }
 }
 
+// sum_k c_k T_k(t) and sum_k c_k T_k'(t): chebyshev_basis and the two sums in one pass, the same
+// operations in the same order (so the same bits) without the arrays, which at W = S = 128 (a
+// lookup a phase) were most of an evaluation's memory traffic.
+void interpolate_one(std::span<const double> c, double t, int degree, double& value,
+                     double& slope) {
+  double v0 = 1, s0 = 0;  // T_{k-2}, T'_{k-2}, then T_{k-1}, T'_{k-1}
+  value = 0 + c[0] * v0;
+  slope = 0 + c[0] * s0;
+  if (degree == 0) return;
+  double v1 = t, s1 = 1;
+  value += c[1] * v1;
+  slope += c[1] * s1;
+  for (int k = 2; k <= degree; ++k) {
+    const double v = 2 * t * v1 - v0;
+    const double s = 2 * v1 + 2 * t * s1 - s0;
+    const auto i = static_cast<std::size_t>(k);
+    value += c[i] * v;
+    slope += c[i] * s;
+    v0 = v1, v1 = v, s0 = s1, s1 = s;
+  }
+}
+
 }  // namespace
 
 // A square [lo, lo + width]^m of the domain.
@@ -181,6 +203,12 @@ void SuccessTable::interpolate(const Patch& patch, const Region& region, std::sp
                                double& probability, std::span<double> d_u) const {
   const auto n = static_cast<std::size_t>(degree_ + 1);
   const auto m = x.size();
+  if (m == 1) {
+    interpolate_one(patch.coefficients, 2 * (x[0] - region.lo[0]) / region.width - 1, degree_,
+                    probability, d_u[0]);
+    d_u[0] *= 2 / region.width;  // dt/dx
+    return;
+  }
   // Not zeroed (a memset of 800 bytes was a tenth of a lookup in the page): chebyshev_basis
   // writes every entry read below.
   std::array<std::array<double, kMaxDegree + 1>, 2> value, slope;
@@ -192,14 +220,6 @@ void SuccessTable::interpolate(const Patch& patch, const Region& region, std::sp
   const double scale = 2 / region.width;  // dt/dx
   probability = 0;
   std::fill(d_u.begin(), d_u.end(), 0.0);
-  if (m == 1) {
-    for (std::size_t i = 0; i < n; ++i) {
-      probability += c[i] * value[0][i];
-      d_u[0] += c[i] * slope[0][i];
-    }
-    d_u[0] *= scale;
-    return;
-  }
   for (std::size_t i = 0; i < n; ++i) {
     double along = 0, along_slope = 0;  // sum_j c_ij T_j(t_2) and sum_j c_ij T_j'(t_2)
     for (std::size_t j = 0; j < n; ++j) {

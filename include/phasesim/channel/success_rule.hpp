@@ -5,8 +5,8 @@
 // entries are independent, so P(x) = 1 - E[prod_s Phi((M - mean_s) / sd_s)] (MODEL.md section
 // 4), each factor a function of one coordinate. The rule's nodes and weights (M's density
 // included) are built once per distractor count; an evaluation is then m normal cdfs and
-// densities per node instead of an adaptive quadrature. Within kAccuracy of the quadrature
-// (tests/channel/success_rule_test.cpp).
+// densities per node (from a table of polynomials) instead of an adaptive quadrature. Within
+// kAccuracy of the quadrature (tests/channel/success_rule_test.cpp).
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -24,8 +24,9 @@ struct MaximumRule;
 /// x.size(), from a composite Gauss-Legendre rule over M (grid_success's) whose pieces are
 /// short enough for every step Phi((y - mean) / sd) with sd >= kNarrowest. A narrower entry
 /// (u close to 1: a gate near one-hot) is a step the shared rule cannot resolve: such a call
-/// builds its own rule, with pieces of 2 sd around each narrow step (about 350 nodes against the
-/// shared rule's 40 to 80, with M's density at each: ten times the cost or more).
+/// builds its own rule, with pieces of 2 sd around each narrow step, from 8 sd below it up (M's
+/// mass below in closed form): about 250 nodes against the shared rule's 40 to 80, with M's
+/// density at each, five times the cost or more.
 /// An entry with sd below kStep (u = 1, a one-hot gate: a step the quadrature takes as an exact
 /// jump) is not served.
 class SuccessRule {
@@ -52,6 +53,9 @@ class SuccessRule {
   std::int64_t distractors_;
   std::unique_ptr<const detail::MaximumRule> rule_;
   double mass_;  ///< the rule's integral of M's density: 1 up to its error, which cancels
+  /// The composite rule a narrow call's own rule continues with above its steps (M's density at
+  /// its nodes computed once, not at every call).
+  std::unique_ptr<const detail::MaximumRule> coarse_;
 };
 
 }  // namespace phasesim::channel
