@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numbers>
 #include <tuple>
 
+#include "phasesim/channel/needle_read.hpp"
 #include "phasesim/channel/phase_channel.hpp"
-#include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/parallel.hpp"
-#include "phasesim/model/needle_laws.hpp"
 
 namespace phasesim::engines::analytic {
 
@@ -101,81 +99,35 @@ void check_read_path(const niah::NiahModel& model) {
   }
 }
 
-// A needle position of phase phi in the head's interior (where its entries are all complete).
-std::int64_t position_of_phase(const Geometry& g, int phi) {
-  const std::int64_t base = std::max(g.window, g.offset) + g.stride;
-  return base + ((phi - base) % g.stride + g.stride) % g.stride;
-}
-
-// A 2-token needle's residuals in one channel group of share w: r_1 = -r_2 = R / sqrt(2 w), R ~
-// N(0, 1) (model/needle_laws.hpp), so a place's logit moves by (c_1 - c_2) R / sqrt(2 w).
-double tie_of(const NeedleLaws& laws, const NeedlePlace& place) {
-  if (laws.tokens == 1) return 0;
-  const auto c = laws.residual(place);
-  return (c[0] - c[1]) * laws.group_scales.front() / std::numbers::sqrt2;
-}
-
-// Far from the query, and (with a window) inside it, where the needle's n tokens are read raw
-// (u = 1 / sqrt(n) each, tied by the attention's factor) against the window's other tokens.
-std::vector<channel::StageTwoVariant> variants_of(const niah::NiahModel& m, int h, std::int64_t p) {
-  const auto& path = m.read_path(h);
-  const int n = m.needle_tokens;
-  if (n == 1) return channel::far_and_window_variants(m.head_beta(h), path.sliding_window);
-  std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window, {}}};
-  if (path.sliding_window < n) return variants;
-  const auto laws = needle_laws(m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.split_rho(h),
-                                m.head_beta(h), p, n, 0, p);
-  channel::StageTwoVariant window{{}, path.sliding_window - n, {}};
-  for (const auto& x : laws.places) {
-    window.raw.push_back({x.mean, x.sd});
-    window.raw_tie.push_back(tie_of(laws, x));
-  }
-  variants.push_back(window);
-  return variants;
-}
-
-// The head's two stages for a needle of each phase far from the query, and inside its window.
+// The head's two stages for a needle of each phase far from the query, and inside its window
+// (channel/needle_read.hpp: the read diagnose's fit of 2-token needles shares).
 HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
   const auto& path = m.read_path(h);
-  const auto& gate = m.gates[static_cast<std::size_t>(h)];
-  const double beta = m.head_beta(h);
-  channel::TwoStageRest rest;
-  rest.top_k = path.top_k.value_or(m.entries(h));
-  rest.sink = path.sink;
-  rest.block_tokens = path.raw_blocks ? g.window : 0;
+  channel::HeadRead read;
+  read.entries = m.entries(h);
+  read.top_k = path.top_k.value_or(m.entries(h));
+  read.sliding_window = path.sliding_window;
+  read.sink = path.sink;
+  read.raw_blocks = path.raw_blocks;
+  read.split_rho = m.split_rho(h);
+  read.beta = m.head_beta(h);
+  read.index_beta = m.index_beta(h);
   HeadSuccess head;
   // Phases whose places have the same laws have the same values (all of them under a uniform
   // gate with W = S, as MoBA's 4096): computed once.
   std::map<std::vector<double>, std::vector<channel::TwoStageValue>> computed;
   for (int phi = 0; phi < g.stride; ++phi) {
-    const auto p = position_of_phase(g, phi);
-    const int n = m.needle_tokens;
-    const auto laws = needle_laws(g, gate, m.split_rho(h), beta, p, n, m.entries(h), p + n);
-    const auto index =
-        needle_laws(g, m.index_gate(h), 1.0, m.index_beta(h), p, n, m.entries(h), p + n);
-    std::vector<channel::TwoStagePlace> places;
-    for (std::size_t x = 0; x < laws.places.size(); ++x) {
-      const auto& a = laws.places[x];
-      const auto& i = index.places[x];
-      // Raw blocks read the needle's own token of a kept entry, at u = 1.
-      const channel::NeedleEntry read =
-          path.raw_blocks ? channel::NeedleEntry{beta, 0.0} : channel::NeedleEntry{a.mean, a.sd};
-      // A raw block's needle token is read at u = 1 (one token: check_read_path).
-      places.push_back(
-          {read, {i.mean, i.sd}, false, path.raw_blocks ? 0.0 : tie_of(laws, a), tie_of(index, i)});
-    }
-    rest.entries = m.entries(h) - static_cast<std::int64_t>(places.size());
+    const auto stages = channel::needle_stages(g, m.gates[static_cast<std::size_t>(h)],
+                                               m.index_gate(h), read, phi, m.needle_tokens);
     std::vector<double> key;
-    for (const auto& x : places) {
+    for (const auto& x : stages.places) {
       key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd,
                              x.attention_tie, x.selection_tie});
     }
     auto& values = computed[key];
     // Far from the query, and (with a window) inside it: one stage 1.
-    if (values.empty()) {
-      values = channel::two_stage_variants(places, rest, variants_of(m, h, p));
-    }
+    if (values.empty()) values = channel::needle_read_values(stages);
     head.far.push_back(values.front().retrieved);
     head.far_selected.push_back(values.front().selected);
     head.window.push_back(values.back().retrieved);
