@@ -393,25 +393,27 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
 
 namespace {
 
-// The 2-token fit tabulates, for each of about 45 betas of the profile, each kind of phase
-// (two with W = S: aligned and straddling; else one a phase) on a curve of about 65 nodes at
-// beta 10, or a surface of 65^2 when more than two phases carry weight; a node is the analytic
-// engine's read of the needle, measured about 0.015 s by section 4's argmax and 0.15 s under
-// top-k 512 (one core, W = S = 2 and 4).
+// The 2-token fit tabulates, at each beta of the profile (its scan of 13 from 0 to 40, then
+// about 30 near the answer), each kind of phase (two with W = S: aligned and straddling; else
+// one a phase): a value when one phase carries weight, a curve of 21 + 3 ceil(beta) nodes when
+// two do, a surface of its square when more do (2256 and 135702 nodes over the profile). A node
+// is the analytic engine's read of the needle: measured about 0.012 s by section 4's argmax and
+// 0.15 s under top-k 512 with a window (one core; W = S = 2: 40 s CPU for the argmax's fit).
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   const Geometry geometry{*a.window, *a.stride};
   int active = 0;
   for (int phi = 0; phi < *a.stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
   const double kinds = *a.window == *a.stride ? std::min(2, *a.stride) : *a.stride;
-  const double nodes = active <= 2 ? 65 : 65.0 * 65;
-  const double node_seconds = a.top_k || a.sliding_window > 0 ? 0.15 : 0.015;
-  const double seconds = 45 * kinds * nodes * node_seconds;
+  const double nodes = active <= 1 ? 45 : active == 2 ? 2256 : 135702;
+  const double node_seconds = a.top_k || a.sliding_window > 0 ? 0.15 : 0.012;
+  const double seconds = kinds * nodes * node_seconds;
   require(seconds <= kMaxTokenFitSeconds,
           "invalid --needle-tokens 2 for this architecture (the fit would take about " +
               format_fixed(seconds / 3600, 1) + " h on one core: it tabulates " +
               std::to_string(active) + " phases' weights two at a time; allowed: up to " +
               format_fixed(kMaxTokenFitSeconds / 3600, 0) +
-              " h, e.g. W = S = 2, or W = S up to 8 without --top-k and --sliding-window)");
+              " h: two phases carrying weight, e.g. W = S = 2, or more without --top-k and "
+              "--sliding-window)");
   return {seconds, 0};
 }
 

@@ -108,25 +108,30 @@ std::vector<double> weights_of(const Layout& l, const std::vector<double>& y) {
   return u;
 }
 
-// A phase's success at one beta as a function of its own coordinate a and its partner's b.
-// The other active phases share what is left of the norm (where they sit does not change
-// this phase's laws). Shapes: a constant (nothing can move), a curve in the angle of (a, b)
-// on the circle, a curve in asin(a) (no partner), or a surface in (asin of the radius,
-// angle).
+// A phase's success at one beta as a function of the coordinates of the phases its tokens
+// fall in that carry weight: a (its own, or its partner's when it has no slot) and b (the
+// partner's, when both carry weight). The other active phases share what is left of the norm
+// (where they sit does not change this phase's laws). Shapes: a constant (nothing can move),
+// a curve in the angle of (a, b) on the circle, a curve in asin(a), or a surface in (asin of
+// the radius, angle).
 class TokenCurve {
  public:
   TokenCurve(const FitInput& input, const Layout& l, int phi, double beta, const Parallel& parallel)
-      : phi_(phi), partner_(l.partner[static_cast<std::size_t>(phi)]) {
-    const bool has_rest = l.active.size() > moving(l);
-    if (!l.slots[static_cast<std::size_t>(phi)] && partner_ < 0) {
+      : phi_(phi) {
+    const int partner = l.partner[static_cast<std::size_t>(phi)];
+    const bool own = l.slots[static_cast<std::size_t>(phi)] > 0;
+    first_ = own ? phi : partner;
+    second_ = own ? partner : -1;
+    const bool has_rest = l.active.size() > moving();
+    if (first_ < 0) {
       constant_ = node(input, l, beta, 0, 0);
       return;
     }
     const int n = node_count(beta);
     radial_ = has_rest ? n : 1;
-    angular_ = partner_ >= 0 ? n : 1;
+    angular_ = second_ >= 0 ? n : 1;
     if (radial_ == 1 && angular_ == 1) {
-      constant_ = node(input, l, beta, l.slots[static_cast<std::size_t>(phi)] ? 1.0 : 0.0, 0);
+      constant_ = node(input, l, beta, 1, 0);
       return;
     }
     values_.resize(static_cast<std::size_t>(radial_ * angular_));
@@ -138,10 +143,16 @@ class TokenCurve {
     build();
   }
 
-  double operator()(double a, double b) const {
+  double operator()(const std::vector<double>& y) const {
     if (constant_) return *constant_;
-    const double radius = std::min(1.0, std::hypot(a, partner_ >= 0 ? b : 0.0));
-    const double psi = partner_ >= 0 ? std::atan2(b, a) : 0.0;
+    const double a = y[static_cast<std::size_t>(first_)];
+    const double b = second_ >= 0 ? y[static_cast<std::size_t>(second_)] : 0.0;
+    return (*this)(a, b);
+  }
+
+  double operator()(double a, double b) const {
+    const double radius = std::min(1.0, std::hypot(a, b));
+    const double psi = second_ >= 0 ? std::atan2(b, a) : 0.0;
     std::vector<double> column;
     for (int i = 0; i < radial_; ++i) {
       column.push_back(angular_ > 1 ? rows_[static_cast<std::size_t>(i)](psi)
@@ -155,10 +166,8 @@ class TokenCurve {
  private:
   static double clamp(double p) { return std::clamp(p, 0.0, 1.0); }
 
-  // The active phases among this phase and its partner (the others share the rest).
-  std::size_t moving(const Layout& l) const {
-    return (l.slots[static_cast<std::size_t>(phi_)] > 0 ? 1U : 0U) + (partner_ >= 0 ? 1U : 0U);
-  }
+  // The coordinates this phase's success moves with (the others share the rest).
+  std::size_t moving() const { return (first_ >= 0 ? 1U : 0U) + (second_ >= 0 ? 1U : 0U); }
 
   // The node (i, j): radius sin(theta_i), angle psi_j.
   std::pair<double, double> point(int i, int j) const {
@@ -170,12 +179,12 @@ class TokenCurve {
   double node(const FitInput& input, const Layout& l, double beta, double a, double b) const {
     std::vector<double> y(input.phases.size(), 0.0);
     const double rest = std::max(0.0, 1 - a * a - b * b);
-    const auto others = static_cast<double>(l.active.size() - moving(l));
+    const auto others = static_cast<double>(l.active.size() - moving());
     for (int p : l.active) {
       y[static_cast<std::size_t>(p)] = std::sqrt(rest / std::max(1.0, others));
     }
-    y[static_cast<std::size_t>(phi_)] = a;
-    if (partner_ >= 0) y[static_cast<std::size_t>(partner_)] = b;
+    if (first_ >= 0) y[static_cast<std::size_t>(first_)] = a;
+    if (second_ >= 0) y[static_cast<std::size_t>(second_)] = b;
     const auto g = geometry_of(input);
     return phase_read(input, g, fit_gate(g, weights_of(l, y)), beta, phi_);
   }
@@ -190,7 +199,8 @@ class TokenCurve {
   }
 
   int phi_;
-  int partner_;
+  int first_ = -1;
+  int second_ = -1;
   int radial_ = 1;
   int angular_ = 1;
   std::optional<double> constant_;
@@ -221,10 +231,7 @@ class TokenSlice {
   std::vector<double> success(const std::vector<double>& y) const {
     std::vector<double> p;
     for (std::size_t phi = 0; phi < input_.phases.size(); ++phi) {
-      const int q = layout_.partner[phi];
-      p.push_back(input_.phases[phi].slots.holding == 0
-                      ? 0.0
-                      : curves_[kind_[phi]](y[phi], q >= 0 ? y[static_cast<std::size_t>(q)] : 0));
+      p.push_back(input_.phases[phi].slots.holding == 0 ? 0.0 : curves_[kind_[phi]](y));
     }
     return p;
   }

@@ -127,7 +127,8 @@ struct Diagnosis {
 
 /// What the fits cost: nothing worth counting with section 4's SuccessCurve; under the read
 /// path (--top-k, --sliding-window) about 1.5 m^2 s a one-head fit (m = ceil(W / S) entries
-/// holding a needle; two fits when m > 1), measured on one core (docs/DIAGNOSE.md).
+/// holding a needle; two fits when m > 1), measured on one core (docs/DIAGNOSE.md). With
+/// --needle-tokens 2, the tables of the 2-token fit, refused beyond 4 hours.
 WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec);
 
 /// The whole diagnosis. Throws InputError when the spec does not fit the table.
