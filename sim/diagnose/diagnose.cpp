@@ -250,7 +250,9 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
           "phase's slot; W > S: spread over its slots), each phase's success the analytic "
           "engine's read of a needle starting there; 'one slot per phase' is not fitted, "
           "since which of a phase's slots holds its weight changes which entries a 2-token "
-          "needle falls in, and the table cannot tell; weight intervals are not computed");
+          "needle falls in, and the table cannot tell; weight intervals only where two phases "
+          "carry weight, and with W = S = 2 the two weights only up to their order (a gate "
+          "and its mirror make the same table; each interval covers both)");
     }
     if (f.assumption == Assumption::one_hot_heads) {
       list.push_back(

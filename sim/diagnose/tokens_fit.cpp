@@ -12,6 +12,7 @@
 // analytic engine's read of the needle (channel/needle_read.hpp); the fitted accuracies are
 // the engine's read itself at the fitted gate.
 #include <algorithm>
+#include <array>
 #include <boost/math/interpolators/cardinal_cubic_b_spline.hpp>
 #include <cmath>
 #include <limits>
@@ -318,6 +319,69 @@ void validate(const FitInput& input) {
   require(!layout_of(input).active.empty(), "invalid fit (no phase has a slot)");
 }
 
+constexpr int kCircleBetas = 13;  // betas across beta's interval for the weight intervals
+
+// The weights of phase p whose profile stays above `target` at one beta, when two phases carry
+// weight: one coordinate fixes the other (y_q = sqrt(1 - y_p^2)), so the profile of u_p is
+// the log-likelihood along the circle. [low, high] in u, or nothing.
+std::optional<std::pair<double, double>> circle_extent(const TokenSlice& slice, int p, int q,
+                                                       double target) {
+  const double scale =
+      std::sqrt(static_cast<double>(slice.layout().slots[static_cast<std::size_t>(p)]));
+  auto profile = [&](double t) {
+    std::vector<double> y(slice.layout().slots.size(), 0.0);
+    y[static_cast<std::size_t>(p)] = t;
+    y[static_cast<std::size_t>(q)] = std::sqrt(std::max(0.0, 1 - t * t));
+    return slice.log_likelihood(y);
+  };
+  std::vector<double> points;
+  for (int j = 0; j <= 64; ++j) points.push_back(j / 64.0);
+  const auto best = detail::maximize_scanned(profile, points);
+  if (best.value < target) return std::nullopt;
+  // With W = S = 2 a gate and its mirror (y_p and y_q swapped) make the same table: the set is
+  // then two intervals, and the extent is their hull.
+  const double mirror = std::sqrt(std::max(0.0, 1 - best.x * best.x));
+  const bool both = profile(mirror) >= target;
+  const double low = both ? std::min(best.x, mirror) : best.x;
+  const double high = both ? std::max(best.x, mirror) : best.x;
+  return std::pair{detail::profile_end(profile, low, 0.0, target, 1 / 64.0) / scale,
+                   detail::profile_end(profile, high, 1.0, target, 1 / 64.0) / scale};
+}
+
+// Weight intervals where two phases carry weight (one free weight): the union over betas in
+// beta's interval of each beta's extent, refined by a parabola as the one-token fit's. With
+// more phases the profile of a weight needs the sphere's search under one more constraint at
+// every beta; those intervals stay unset.
+void add_circle_intervals(const FitInput& input, double beta_low, double beta_high, double target,
+                          const Parallel& parallel, ModelFit& fit) {
+  const auto active = layout_of(input).active;
+  if (active.size() != 2) return;
+  std::vector<std::array<double, 4>> extents;  // low and high of each of the two phases
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int i = 0; i < kCircleBetas; ++i) {
+    const double beta = beta_low + (beta_high - beta_low) * i / (kCircleBetas - 1);
+    const TokenSlice slice(input, beta, parallel);
+    std::array<double, 4> e{nan, nan, nan, nan};
+    for (int k = 0; k < 2; ++k) {
+      if (const auto x = circle_extent(slice, active[k], active[1 - k], target)) {
+        e[static_cast<std::size_t>(2 * k)] = -x->first;
+        e[static_cast<std::size_t>(2 * k + 1)] = x->second;
+      }
+    }
+    extents.push_back(e);
+  }
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> lows, highs;
+    for (const auto& e : extents) {
+      lows.push_back(e[static_cast<std::size_t>(2 * k)]);
+      highs.push_back(e[static_cast<std::size_t>(2 * k + 1)]);
+    }
+    auto& phase = fit.phases[static_cast<std::size_t>(active[k])];
+    phase.weight_low = std::max(0.0, std::min(-detail::refined_max(lows), *phase.weight));
+    phase.weight_high = std::max(detail::refined_max(highs), *phase.weight);
+  }
+}
+
 }  // namespace
 
 std::vector<double> two_token_success(const FitInput& input, const std::vector<double>& u,
@@ -364,6 +428,8 @@ ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel) 
   // Beta and the active phases' weights (one fewer than them, for the norm).
   const auto parameters = static_cast<int>(layout.active.size());
   detail::set_deviance(input, std::max(0, static_cast<int>(u.size()) - parameters), fit);
+  add_circle_intervals(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta),
+                       interval.best.value - detail::kProfileDrop, parallel, fit);
   return fit;
 }
 

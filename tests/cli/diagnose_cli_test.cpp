@@ -122,7 +122,7 @@ TEST_CASE("diagnose --needle-tokens 2: the fit is the analytic engine's, heads g
   REQUIRE(doc["fits"].size() == 1);
   const auto& fit = doc["fits"][0];
   CHECK(fit["assumption"] == "2-token needles, one head");
-  CHECK(fit["phases"][0]["weight_low"].is_null());
+  CHECK(fit["phases"][0]["weight_low"].is_null());  // one phase carries weight: no interval
   const auto niah = run_json(
       "niah --engine analytic --window 1 --stride 2 --context 64 "
       "--needle-tokens 2 --groups 2 --beta " +

@@ -99,7 +99,8 @@ ModelFit fit_one_hot_heads(const FitInput& input);
 /// one weight u_phi per phase, every slot of phase phi weighing u_phi (W <= S: the phase's
 /// slot; W > S: spread over its slots), sum_phi m_phi u_phi^2 = 1, u >= 0. A phase's success
 /// is the analytic engine's read of a needle starting at that phase (channel/needle_read.hpp),
-/// so phases that share a slot are coupled. Weight intervals are left unset.
+/// so phases that share a slot are coupled. Weight intervals only where two phases carry weight
+/// (one free weight, e.g. W = S = 2); unset otherwise.
 ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel);
 
 /// The success of each phase of a 2-token needle under the fit's gate of phase weights u (any
