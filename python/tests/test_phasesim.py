@@ -193,7 +193,8 @@ def test_diagnose_from_a_file_a_dataframe_and_a_dict():
 # diagnose under the read path (issue 38): its refusals are the CLI's lines, and a fit by the
 # two-stage success (W = S = 4, top 4 of 16 entries, an 8-token window) is the CLI's document.
 DIAGNOSE_TABLE = "group,successes,trials\n0,60,64\n1,30,64\n2,40,64\n3,50,64\n"
-DIAGNOSE_REFUSALS = [dict(top_k=0), dict(sliding_window=-1), dict(needle_tokens=2)]
+DIAGNOSE_REFUSALS = [dict(top_k=0), dict(sliding_window=-1), dict(needle_tokens=2),
+                     dict(window=2, stride=2, needle_tokens=3)]
 
 
 def _cli_arguments(kwargs):
@@ -225,6 +226,21 @@ def test_diagnose_read_path_fit_is_the_cli_document():
         result = phasesim.diagnose(path, **kwargs)
     assert document["top_k"] == 4 and document["sliding_window"] == 8
     assert_same(result, document)
+
+# 2-token needles (issue 38): W = 1, S = 2, so each phase's needle sits in one entry and the
+# one weight is fixed by the norm: a fit of beta alone, about a second.
+def test_diagnose_two_token_fit_is_the_cli_document():
+    kwargs = dict(window=1, stride=2, context=64, needle_tokens=2, replicates=99, seed=3)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "table.csv")
+        with open(path, "w") as f:
+            f.write("group,successes,trials\n0,40,64\n1,30,64\n")
+        document = cli_document(["diagnose", path, *_cli_arguments(kwargs)])
+        result = phasesim.diagnose(path, **kwargs)
+    assert document["needle_tokens"] == 2
+    assert document["fits"][0]["assumption"] == "2-token needles, one head"
+    assert_same(result, document)
+
 
 def test_to_frame():
     pytest.importorskip("pandas")

@@ -90,7 +90,10 @@ void print_fit(const diagnose::LabelledFit& labelled, const diagnose::Diagnosis&
                std::ostream& out) {
   const auto& f = labelled.fit;
   out << "\nWhat model produces it? Fit: "
-      << (f.model == diagnose::FitModel::one_head ? "one head, " : "")
+      << (f.model == diagnose::FitModel::one_head &&
+                  labelled.assumption != diagnose::Assumption::two_token_needles
+              ? "one head, "
+              : "")
       << diagnose::assumption_name(labelled.assumption) << ", N = " << d.entries << " entries\n";
   if (f.beta_high) {
     out << "beta " << fixed(f.beta, 3) << " [" << fixed(f.beta_low, 3) << ", "
@@ -114,7 +117,8 @@ void print_fit(const diagnose::LabelledFit& labelled, const diagnose::Diagnosis&
                  std::to_string(*p.heads_low) + "-" + std::to_string(*p.heads_high)});
     } else {
       t.add_row({std::to_string(p.phase), fixed(p.accuracy, 4), fixed(*p.weight, 4),
-                 interval(*p.weight_low, *p.weight_high), fixed(*p.coverage, 3)});
+                 p.weight_low ? interval(*p.weight_low, *p.weight_high) : "-",
+                 fixed(*p.coverage, 3)});
     }
   }
   t.print(out);

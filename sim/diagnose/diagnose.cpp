@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "phasesim/channel/needle_read.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/geometry.hpp"
@@ -19,6 +20,8 @@ namespace {
 constexpr int kMaxFitPhases = 64;
 constexpr int kMaxHeads = 256;
 constexpr int kMaxWindow = 1 << 20;
+constexpr double kMaxTokenFitSeconds = 4 * 3600;
+constexpr std::int64_t kManyEntries = std::int64_t{1} << 40;  // more than any needle needs
 
 template <typename T>
 void take(std::optional<T> given, std::optional<T> from_table, std::optional<T>& value,
@@ -35,6 +38,23 @@ std::vector<int> multiplicities(const DiagnosedArchitecture& a, int stride) {
   const Geometry geometry{*a.window, stride};
   for (int phi = 0; phi < stride; ++phi)
     m[static_cast<std::size_t>(phi)] = geometry.multiplicity(phi);
+  return m;
+}
+
+// For a needle of 2 tokens: the entries that hold either token of a needle of each phase.
+std::vector<int> token_holders(const DiagnosedArchitecture& a, int stride) {
+  const Geometry geometry{*a.window, stride};
+  std::vector<int> m;
+  for (int phi = 0; phi < stride; ++phi) {
+    const auto p = channel::position_of_phase(geometry, phi);
+    const auto first = geometry.entries_holding(p, kManyEntries);
+    const auto second = geometry.entries_holding(p + 1, kManyEntries);
+    const auto low = std::min(first.first, second.first);
+    const auto high = std::max(first.last, second.last);
+    std::int64_t count = 0;
+    for (auto e = low; e <= high; ++e) count += geometry.holds(e, p) || geometry.holds(e, p + 1);
+    m.push_back(static_cast<int>(count));
+  }
   return m;
 }
 
@@ -63,6 +83,19 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   // Needles spread over the context: about window / context of them sit in the window.
   input.window_share =
       std::min(1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
+  if (a.needle_tokens == 2) {
+    input.window = *a.window;
+    input.stride = *a.stride;
+    input.needle_tokens = 2;
+    const Geometry geometry{*a.window, *a.stride};
+    for (const auto& p : profile.phases) {
+      input.phases.push_back(
+          {p.successes,
+           p.trials,
+           {m[static_cast<std::size_t>(p.phase)], geometry.multiplicity(p.phase)}});
+    }
+    return input;
+  }
   for (const auto& p : profile.phases) {
     const int holding = m[static_cast<std::size_t>(p.phase)];
     input.phases.push_back(
@@ -87,6 +120,20 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
   }
   if (*std::max_element(m.begin(), m.end()) == 0) {
     d.fit_note = "no fit: every phase is structurally blind (window below the stride)";
+    return;
+  }
+  if (a.needle_tokens == 2) {
+    if (a.heads > 1) {
+      d.fit_note =
+          "no fit: " + std::to_string(a.heads) +
+          " heads with 2-token needles (the one-hot-heads model reads a phase's entry as a "
+          "needle of one token does; a 2-token needle's heads are not fitted)";
+      return;
+    }
+    d.fits.push_back(
+        {Assumption::two_token_needles,
+         fit_two_token_needles(fit_input(d.profile, m, d.entries, a, 1, false), parallel),
+         {}});
     return;
   }
   if (a.heads > 1) {
@@ -197,6 +244,16 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
           "so both fits are shown, and each interval holds only if its assumption does "
           "(a gate in between, weighting a phase's slots unequally, biases both)");
     }
+    if (f.assumption == Assumption::two_token_needles) {
+      list.push_back(
+          "2-token needles, one head: every slot of a phase weighs the same u (W <= S: the "
+          "phase's slot; W > S: spread over its slots), each phase's success the analytic "
+          "engine's read of a needle starting there; 'one slot per phase' is not fitted, "
+          "since which of a phase's slots holds its weight changes which entries a 2-token "
+          "needle falls in, and the table cannot tell; weight intervals only where two phases "
+          "carry weight, and with W = S = 2 the two weights only up to their order (a gate "
+          "and its mirror make the same table; each interval covers both)");
+    }
     if (f.assumption == Assumption::one_hot_heads) {
       list.push_back(
           "one-hot heads: every head puts all its weight on one slot (T2 lock-in); "
@@ -266,6 +323,8 @@ const char* assumption_name(Assumption assumption) {
       return "spread over the phase's slots";
     case Assumption::one_hot_heads:
       return "one-hot heads";
+    case Assumption::two_token_needles:
+      return "2-token needles, one head";
   }
   return "";
 }
@@ -316,10 +375,14 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
                                            std::to_string(*spec.sliding_window) +
                                            " (must be at least 0)");
   }
-  require(spec.needle_tokens.value_or(1) == 1,
-          "invalid --needle-tokens " + std::to_string(spec.needle_tokens.value_or(1)) +
-              " (diagnose fits each phase's entry as a needle of one token reads it; niah "
-              "--engine analytic or fast computes a table of longer needles)");
+  a.needle_tokens = spec.needle_tokens.value_or(1);
+  require(a.needle_tokens == 1 || a.needle_tokens == 2,
+          "invalid --needle-tokens " + std::to_string(a.needle_tokens) +
+              " (diagnose fits needles of 1 or 2 tokens, as niah --engine analytic computes "
+              "them; niah --engine fast computes tables of longer needles)");
+  require(a.needle_tokens == 1 || (a.window && a.stride),
+          "invalid --needle-tokens 2 without --window and --stride (where a needle's two "
+          "tokens fall is the geometry's: give both, or a niah JSON that has them)");
   a.top_k = spec.top_k;
   a.sliding_window = spec.sliding_window.value_or(0);
   const int stride = a.stride.value_or(table.size());
@@ -330,8 +393,37 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
   return a;
 }
 
+namespace {
+
+// The 2-token fit tabulates, at each beta of the profile (its scan of 13 from 0 to 40, then
+// about 30 near the answer), each kind of phase (two with W = S: aligned and straddling; else
+// one a phase): a value when one phase carries weight, a curve of 21 + 3 ceil(beta) nodes when
+// two do, a surface of its square when more do (2256 and 135702 nodes over the profile). A node
+// is the analytic engine's read of the needle: measured about 0.012 s by section 4's argmax and
+// 0.15 s under top-k 512 with a window (one core; W = S = 2: 40 s CPU for the argmax's fit).
+WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
+  const Geometry geometry{*a.window, *a.stride};
+  int active = 0;
+  for (int phi = 0; phi < *a.stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
+  const double kinds = *a.window == *a.stride ? std::min(2, *a.stride) : *a.stride;
+  const double nodes = active <= 1 ? 45 : active == 2 ? 2256 : 135702;
+  const double node_seconds = a.top_k || a.sliding_window > 0 ? 0.15 : 0.012;
+  const double seconds = kinds * nodes * node_seconds;
+  require(seconds <= kMaxTokenFitSeconds,
+          "invalid --needle-tokens 2 for this architecture (the fit would take about " +
+              format_fixed(seconds / 3600, 1) + " h on one core: it tabulates " +
+              std::to_string(active) + " phases' weights two at a time; allowed: up to " +
+              format_fixed(kMaxTokenFitSeconds / 3600, 0) +
+              " h: two phases carrying weight, e.g. W = S = 2, or more without --top-k and "
+              "--sliding-window)");
+  return {seconds, 0};
+}
+
+}  // namespace
+
 WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec) {
   const auto a = resolve_architecture(table, spec);
+  if (a.needle_tokens == 2) return a.heads > 1 ? WorkEstimate{} : token_fit_estimate(a);
   if (!a.top_k && a.sliding_window == 0) return {};
   const int stride = a.stride.value_or(table.size());
   const auto m = multiplicities(a, stride);
@@ -355,7 +447,7 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
   }
   const int stride = a.stride.value_or(d.phases);
   d.entries = a.context / stride;
-  const auto m = multiplicities(a, stride);
+  const auto m = a.needle_tokens == 2 ? token_holders(a, stride) : multiplicities(a, stride);
   for (int holding : m) {
     require(d.entries > holding, "invalid --context " + std::to_string(a.context) +
                                      " (too short to hold a needle's entries and a distractor)");
@@ -401,6 +493,7 @@ Json diagnose_document(const std::string& table_path, const CountTable& table,
   // The read path only when given: a diagnosis without it writes the document it did before.
   if (a.top_k) doc["top_k"] = *a.top_k;
   if (spec.sliding_window) doc["sliding_window"] = a.sliding_window;
+  if (spec.needle_tokens) doc["needle_tokens"] = a.needle_tokens;
   doc["replicates"] = spec.period.replicates;
   doc["seed"] = spec.period.seed;
   doc["alpha"] = spec.period.alpha;

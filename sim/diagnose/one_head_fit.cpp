@@ -287,22 +287,6 @@ std::optional<Extent> weight_extent(const Slice& slice, const std::vector<Dual>&
                 detail::profile_end(profile, best.x, term.max_weight(), target, step)};
 }
 
-// The largest value along the grid of betas (NaN where a beta has no extent; -infinity when
-// none has), raised to the vertex of the parabola through it and its two neighbours.
-double refined_max(const std::vector<double>& y) {
-  std::size_t best = y.size();
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    if (!std::isnan(y[i]) && (best == y.size() || y[i] > y[best])) best = i;
-  }
-  if (best == y.size()) return -std::numeric_limits<double>::infinity();
-  if (best == 0 || best + 1 == y.size() || std::isnan(y[best - 1]) || std::isnan(y[best + 1])) {
-    return y[best];
-  }
-  const double curvature = y[best - 1] - 2 * y[best] + y[best + 1];
-  const double slope = 0.5 * (y[best + 1] - y[best - 1]);
-  return curvature < 0 ? std::max(y[best], y[best] - slope * slope / (2 * curvature)) : y[best];
-}
-
 // Weight intervals: the union over betas in the beta interval (outside it the profile of
 // any weight is below the target too) of each slice's extent, refined by a parabola
 // through the best grid beta and its neighbours.
@@ -328,8 +312,8 @@ void add_weight_intervals(const FitInput& input, double beta_low, double beta_hi
       negative_lows.push_back(e[p] ? -e[p]->low : nan);
     }
     auto& phase = fit.phases[p];
-    phase.weight_low = std::max(0.0, std::min(-refined_max(negative_lows), *phase.weight));
-    phase.weight_high = std::max(refined_max(highs), *phase.weight);
+    phase.weight_low = std::max(0.0, std::min(-detail::refined_max(negative_lows), *phase.weight));
+    phase.weight_high = std::max(detail::refined_max(highs), *phase.weight);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,6 +78,22 @@ double profile_end(F f, double inside, double outside, double target, double ste
     near = far;
     near_value = far_value;
   }
+}
+
+/// The largest value along the grid of betas (NaN where a beta has no extent; -infinity when
+/// none has), raised to the vertex of the parabola through it and its two neighbours.
+inline double refined_max(const std::vector<double>& y) {
+  std::size_t best = y.size();
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (!std::isnan(y[i]) && (best == y.size() || y[i] > y[best])) best = i;
+  }
+  if (best == y.size()) return -std::numeric_limits<double>::infinity();
+  if (best == 0 || best + 1 == y.size() || std::isnan(y[best - 1]) || std::isnan(y[best + 1])) {
+    return y[best];
+  }
+  const double curvature = y[best - 1] - 2 * y[best] + y[best + 1];
+  const double slope = 0.5 * (y[best + 1] - y[best - 1]);
+  return curvature < 0 ? std::max(y[best], y[best] - slope * slope / (2 * curvature)) : y[best];
 }
 
 /// A profile's maximum and its 95% interval within [lower, upper]; `high` is unset when the

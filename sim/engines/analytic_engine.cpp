@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numbers>
 #include <tuple>
 
+#include "phasesim/channel/needle_read.hpp"
 #include "phasesim/channel/phase_channel.hpp"
-#include "phasesim/channel/read_path.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/parallel.hpp"
-#include "phasesim/model/needle_laws.hpp"
 
 namespace phasesim::engines::analytic {
 
@@ -102,85 +100,46 @@ void check_read_path(const niah::NiahModel& model) {
   }
 }
 
-// A needle position of phase phi in the head's interior (where its entries are all complete).
-std::int64_t position_of_phase(const Geometry& g, int phi) {
-  const std::int64_t base = std::max(g.window, g.offset) + g.stride;
-  return base + ((phi - base) % g.stride + g.stride) % g.stride;
-}
-
-// A 2-token needle's residuals in one channel group of share w: r_1 = -r_2 = R / sqrt(2 w), R ~
-// N(0, 1) (model/needle_laws.hpp), so a place's logit moves by (c_1 - c_2) R / sqrt(2 w).
-double tie_of(const NeedleLaws& laws, const NeedlePlace& place) {
-  if (laws.tokens == 1) return 0;
-  const auto c = laws.residual(place);
-  return (c[0] - c[1]) * laws.group_scales.front() / std::numbers::sqrt2;
-}
-
-// Far from the query, and (with a window) inside it, where the needle's n tokens are read raw
-// (u = 1 / sqrt(n) each, tied by the attention's factor) against the window's other tokens.
-std::vector<channel::StageTwoVariant> variants_of(const niah::NiahModel& m, int h, std::int64_t p) {
+// How head h reads its cache, resolved for channel::needle_stages.
+channel::HeadRead head_read(const niah::NiahModel& m, int h) {
   const auto& path = m.read_path(h);
-  const int n = m.needle_tokens;
-  if (n == 1) return channel::far_and_window_variants(m.head_beta(h), path.sliding_window);
-  std::vector<channel::StageTwoVariant> variants{{{}, path.sliding_window, {}}};
-  if (path.sliding_window < n) return variants;
-  const auto laws = needle_laws(m.geometry(h), m.gates[static_cast<std::size_t>(h)], m.split_rho(h),
-                                m.head_beta(h), p, n, 0, p);
-  channel::StageTwoVariant window{{}, path.sliding_window - n, {}};
-  for (const auto& x : laws.places) {
-    window.raw.push_back({x.mean, x.sd});
-    window.raw_tie.push_back(tie_of(laws, x));
-  }
-  variants.push_back(window);
-  return variants;
+  channel::HeadRead read;
+  read.entries = m.entries(h);
+  read.top_k = path.top_k.value_or(m.entries(h));
+  read.sliding_window = path.sliding_window;
+  read.sink = path.sink;
+  read.raw_blocks = path.raw_blocks;
+  read.split_rho = m.split_rho(h);
+  read.beta = m.head_beta(h);
+  read.index_beta = m.index_beta(h);
+  return read;
 }
 
-// A needle of each phase of head h, far from the query: its position and its places, both
-// stages' laws.
-struct PhaseNeedle {
-  std::int64_t position = 0;
-  std::vector<channel::TwoStagePlace> places;
-};
-
-std::vector<PhaseNeedle> phase_needles(const niah::NiahModel& m, int h) {
+// The stages of a needle of each phase of head h far from the query (channel/needle_read.hpp: the
+// read diagnose's fit of 2-token needles shares), the gates' laws (O(W)) computed once a head.
+std::vector<channel::NeedleStages> phase_stages(const niah::NiahModel& m, int h) {
   const auto& g = m.geometry(h);
-  const auto& path = m.read_path(h);
   const auto& gate = m.gates[static_cast<std::size_t>(h)];
-  const double beta = m.head_beta(h);
-  const int n = m.needle_tokens;
-  // The gates' laws, O(W), once a head.
+  const auto& index_gate = m.index_gate(h);
   const auto pooled = gate_laws(gate);
-  const auto index_pooled = gate_laws(m.index_gate(h));
-  std::vector<PhaseNeedle> needles;
+  const auto index_pooled = gate_laws(index_gate);
+  const auto read = head_read(m, h);
+  std::vector<channel::NeedleStages> stages;
   for (int phi = 0; phi < g.stride; ++phi) {
-    const auto p = position_of_phase(g, phi);
-    const auto laws = needle_laws(g, gate, pooled, m.split_rho(h), beta, p, n, m.entries(h), p + n);
-    const auto index = needle_laws(g, m.index_gate(h), index_pooled, 1.0, m.index_beta(h), p, n,
-                                   m.entries(h), p + n);
-    PhaseNeedle needle{p, {}};
-    for (std::size_t x = 0; x < laws.places.size(); ++x) {
-      const auto& a = laws.places[x];
-      const auto& i = index.places[x];
-      // Raw blocks read the needle's own token of a kept entry, at u = 1 (one token:
-      // check_read_path).
-      const channel::NeedleEntry read =
-          path.raw_blocks ? channel::NeedleEntry{beta, 0.0} : channel::NeedleEntry{a.mean, a.sd};
-      needle.places.push_back(
-          {read, {i.mean, i.sd}, false, path.raw_blocks ? 0.0 : tie_of(laws, a), tie_of(index, i)});
-    }
-    needles.push_back(std::move(needle));
+    stages.push_back(channel::needle_stages(g, {gate, pooled}, {index_gate, index_pooled}, read,
+                                            phi, m.needle_tokens));
   }
-  return needles;
+  return stages;
 }
 
 // For each phase, the first phase whose places have the same laws, and so the same values (all
 // of them under a uniform gate with W = S, as MoBA's 4096): only those are computed.
-std::vector<int> first_alike(const std::vector<PhaseNeedle>& needles) {
+std::vector<int> first_alike(const std::vector<channel::NeedleStages>& stages) {
   std::map<std::vector<double>, int> first;
   std::vector<int> source;
-  for (const auto& needle : needles) {
+  for (const auto& phase : stages) {
     std::vector<double> key;
-    for (const auto& x : needle.places) {
+    for (const auto& x : phase.places) {
       key.insert(key.end(), {x.attention.mean, x.attention.sd, x.selection.mean, x.selection.sd,
                              x.attention_tie, x.selection_tie});
     }
@@ -191,23 +150,14 @@ std::vector<int> first_alike(const std::vector<PhaseNeedle>& needles) {
 
 // The head's two stages for a needle of each phase far from the query, and inside its window.
 HeadSuccess read_path_success(const niah::NiahModel& m, int h) {
-  const auto& path = m.read_path(h);
-  channel::TwoStageRest rest;
-  rest.top_k = path.top_k.value_or(m.entries(h));
-  rest.sink = path.sink;
-  rest.block_tokens = path.raw_blocks ? m.geometry(h).window : 0;
-  const auto needles = phase_needles(m, h);
-  const auto source = first_alike(needles);
-  std::vector<std::vector<channel::TwoStageValue>> values(needles.size());
+  const auto stages = phase_stages(m, h);
+  const auto source = first_alike(stages);
+  std::vector<std::vector<channel::TwoStageValue>> values(stages.size());
   HeadSuccess head;
-  for (std::size_t phi = 0; phi < needles.size(); ++phi) {
-    const auto& needle = needles[phi];
+  for (std::size_t phi = 0; phi < stages.size(); ++phi) {
     auto& value = values[static_cast<std::size_t>(source[phi])];
     // Far from the query, and (with a window) inside it: one stage 1.
-    if (value.empty()) {
-      rest.entries = m.entries(h) - static_cast<std::int64_t>(needle.places.size());
-      value = channel::two_stage_variants(needle.places, rest, variants_of(m, h, needle.position));
-    }
+    if (value.empty()) value = channel::needle_read_values(stages[phi]);
     head.far.push_back(value.front().retrieved);
     head.far_selected.push_back(value.front().selected);
     head.window.push_back(value.back().retrieved);
@@ -316,7 +266,7 @@ WorkEstimate AnalyticEngine::estimate(const niah::NiahRun& run) const {
       seconds += m.geometry(h).window * kSecondsPerSlot;
       continue;
     }
-    const auto alike = first_alike(phase_needles(m, h));
+    const auto alike = first_alike(phase_stages(m, h));
     double distinct = 0;
     for (std::size_t phi = 0; phi < alike.size(); ++phi)
       distinct += alike[phi] == static_cast<int>(phi);

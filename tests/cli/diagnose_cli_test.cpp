@@ -108,3 +108,30 @@ TEST_CASE("diagnose under the read path: any --threads writes the same JSON" *
     return phasesim::test::json_on_threads(command, p.threads);
   });
 }
+
+// 2-token needles (docs/DIAGNOSE.md): W = 1, S = 2 puts each phase's needle in one entry, so
+// the fit is of beta alone (half a second); its accuracies are niah's analytic engine's at the
+// fitted beta. Several heads get no fit, and say why.
+TEST_CASE("diagnose --needle-tokens 2: the fit is the analytic engine's, heads get a note") {
+  const TempDir dir("diagnose-two-tokens");
+  const auto path = (dir / "t.csv").string();
+  std::ofstream(path) << "group,successes,trials\n0,40,64\n1,30,64\n";
+  const std::string geometry = " --window 1 --stride 2 --context 64 --needle-tokens 2";
+  const auto doc = run_json("diagnose " + path + geometry + " --replicates 99");
+  CHECK(doc["needle_tokens"] == 2);
+  REQUIRE(doc["fits"].size() == 1);
+  const auto& fit = doc["fits"][0];
+  CHECK(fit["assumption"] == "2-token needles, one head");
+  CHECK(fit["phases"][0]["weight_low"].is_null());  // one phase carries weight: no interval
+  const auto niah = run_json(
+      "niah --engine analytic --window 1 --stride 2 --context 64 "
+      "--needle-tokens 2 --groups 2 --beta " +
+      std::to_string(fit["beta"].get<double>()));
+  for (int p = 0; p < 2; ++p) {
+    CHECK(fit["phases"][p]["accuracy"].get<double>() ==
+          doctest::Approx(niah["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
+  }
+  const auto heads = run_cli("diagnose " + path + geometry + " --heads 4 --replicates 99");
+  CHECK(heads.status == 0);
+  CHECK(heads.out.find("no fit: 4 heads with 2-token needles") != std::string::npos);
+}

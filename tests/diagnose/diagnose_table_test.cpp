@@ -146,9 +146,17 @@ TEST_CASE("diagnose CLI: bad tables and options exit 2 with one line and write n
            "invalid --threads -1 (must be in [0, 1024]; 0 uses the OpenMP default)"},
           {good + " --top-k 0", "invalid --top-k 0 (must be at least 1)"},
           {good + " --sliding-window -1", "invalid --sliding-window -1 (must be at least 0)"},
+          {good + " --needle-tokens 3 --window 2 --stride 2",
+           "invalid --needle-tokens 3 (diagnose fits needles of 1 or 2 tokens, as niah --engine "
+           "analytic computes them; niah --engine fast computes tables of longer needles)"},
           {good + " --needle-tokens 2",
-           "invalid --needle-tokens 2 (diagnose fits each phase's entry as a needle of one token "
-           "reads it; niah --engine analytic or fast computes a table of longer needles)"},
+           "invalid --needle-tokens 2 without --window and --stride (where a needle's two tokens "
+           "fall is the geometry's: give both, or a niah JSON that has them)"},
+          {good + " --needle-tokens 2 --window 4 --stride 4 --top-k 512",
+           "invalid --needle-tokens 2 for this architecture (the fit would take about 11.3 h on "
+           "one core: it tabulates 4 phases' weights two at a time; allowed: up to 4 h: two "
+           "phases carrying weight, e.g. W = S = 2, or more without --top-k and "
+           "--sliding-window)"},
       },
       "diagnose");
   // The output folder is checked before the work starts.

@@ -30,7 +30,7 @@ struct DiagnoseSpec {
   // The read path (issue 37's niah options): the fits' success under its two stages.
   std::optional<std::int64_t> top_k;
   std::optional<std::int64_t> sliding_window;
-  std::optional<int> needle_tokens;  ///< 1 only: the analytic read path reads one token
+  std::optional<int> needle_tokens;  ///< 1 or 2 (the analytic engine's limit)
   stats::PeriodOptions period;
 };
 
@@ -60,6 +60,7 @@ struct DiagnosedArchitecture {
   Source heads_source = Source::unknown;
   std::optional<std::int64_t> top_k;  ///< the read path, as given (FitInput's)
   std::int64_t sliding_window = 0;
+  int needle_tokens = 1;
 };
 
 /// Options first, then the table's JSON, then the assumptions. Throws InputError naming the
@@ -71,9 +72,11 @@ enum class Assumption {
   one_slot_per_phase,  ///< one head, its weight on one slot of each phase
   spread_over_slots,   ///< one head, its weight spread evenly over a phase's slots
   one_hot_heads,       ///< every head one-hot (T2 lock-in)
+  two_token_needles,   ///< one head, needles of 2 tokens, one weight per phase
 };
 
-/// "one slot per phase", "spread over the phase's slots" or "one-hot heads".
+/// "one slot per phase", "spread over the phase's slots", "one-hot heads" or "2-token needles,
+/// one head".
 const char* assumption_name(Assumption assumption);
 
 /// Below this chi-squared p-value a fit's deviance against the table says that the model
@@ -124,7 +127,8 @@ struct Diagnosis {
 
 /// What the fits cost: nothing worth counting with section 4's SuccessCurve; under the read
 /// path (--top-k, --sliding-window) about 1.5 m^2 s a one-head fit (m = ceil(W / S) entries
-/// holding a needle; two fits when m > 1), measured on one core (docs/DIAGNOSE.md).
+/// holding a needle; two fits when m > 1), measured on one core (docs/DIAGNOSE.md). With
+/// --needle-tokens 2, the tables of the 2-token fit, refused beyond 4 hours.
 WorkEstimate fit_estimate(const CountTable& table, const DiagnoseSpec& spec);
 
 /// The whole diagnosis. Throws InputError when the spec does not fit the table.

@@ -38,6 +38,11 @@ struct FitInput {
   std::optional<std::int64_t> top_k;
   std::int64_t sliding_window = 0;
   double window_share = 0;
+  /// The cache's window and stride, and the needle's tokens: fit_two_token_needles reads a
+  /// phase's needle where the geometry puts its tokens (the other fits need only the slots).
+  int window = 0;
+  int stride = 0;
+  int needle_tokens = 1;
   bool read_path() const { return top_k.has_value() || sliding_window > 0; }
 };
 
@@ -89,5 +94,22 @@ ModelFit fit_one_head(const FitInput& input, const Parallel& parallel);
 
 /// The model of input.heads one-hot heads.
 ModelFit fit_one_hot_heads(const FitInput& input);
+
+/// One head reading needles of 2 tokens (docs/DIAGNOSE.md, "Needles of 2 tokens"): beta and
+/// one weight u_phi per phase, every slot of phase phi weighing u_phi (W <= S: the phase's
+/// slot; W > S: spread over its slots), sum_phi m_phi u_phi^2 = 1, u >= 0. A phase's success
+/// is the analytic engine's read of a needle starting at that phase (channel/needle_read.hpp),
+/// so phases that share a slot are coupled. Weight intervals only where two phases carry weight
+/// (one free weight, e.g. W = S = 2); unset otherwise.
+ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel);
+
+/// The success of each phase of a 2-token needle under the fit's gate of phase weights u (any
+/// scale) and beta: niah's analytic engine's, mixed over the window as the fits are.
+std::vector<double> two_token_success(const FitInput& input, const std::vector<double>& u,
+                                      double beta);
+
+/// The same by the tables a fit searches over at one beta (for tests of their accuracy).
+std::vector<double> two_token_tabulated(const FitInput& input, const std::vector<double>& u,
+                                        double beta, const Parallel& parallel);
 
 }  // namespace phasesim::diagnose

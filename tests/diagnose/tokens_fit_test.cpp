@@ -1,0 +1,138 @@
+// diagnose's fit of 2-token needles (sim/diagnose/tokens_fit.cpp) against niah's analytic
+// engine, whose read of a phase it shares (channel/needle_read.hpp): the tables it searches
+// agree with the read itself, the fitted accuracies are the engine's at the fitted gate, and a
+// table the engine made at a known gate and beta refits to them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "phasesim/diagnose/diagnose.hpp"
+#include "support/niah_fixture.hpp"
+
+using namespace phasesim;
+using namespace phasesim::diagnose;
+using namespace phasesim::niah;
+
+namespace {
+
+// W = S = window, 2-token needles, one group a phase, read as section 4's argmax.
+NiahSpec two_tokens(int window, const std::string& gates, double beta) {
+  NiahSpec spec;
+  spec.geometry = {window, window};
+  spec.gates = gates;
+  spec.beta = beta;
+  spec.context = 16384;
+  spec.groups = window;
+  spec.needle_tokens = 2;
+  return spec;
+}
+
+// The engine's exact accuracies as counts of `trials` a group.
+CountTable exact_counts(const NiahSpec& spec, std::int64_t trials) {
+  CountTable table;
+  for (const auto& g : test::run_spec(spec, "analytic").groups) {
+    table.groups.push_back(
+        {g.group, std::llround(g.accuracy * static_cast<double>(trials)), trials});
+  }
+  return table;
+}
+
+DiagnoseSpec known(const NiahSpec& spec) {
+  DiagnoseSpec d;
+  d.window = spec.geometry.window;
+  d.stride = spec.geometry.stride;
+  d.context = spec.context;
+  d.needle_tokens = 2;
+  d.period = {99, 1, 0.05};
+  return d;
+}
+
+FitInput two_phase_input() {
+  FitInput input;
+  input.entries = 8192;
+  input.window = 2;
+  input.stride = 2;
+  input.needle_tokens = 2;
+  input.phases = {{300, 1000, {1, 1}}, {20, 1000, {2, 1}}};
+  return input;
+}
+
+}  // namespace
+
+TEST_CASE("diagnose of 2-token needles: the fit's tables agree with the engine's read") {
+  // W = S = 2: the aligned phase and the straddling one, each a curve on the circle.
+  const auto input = two_phase_input();
+  for (const double beta : {2.0, 4.0}) {
+    for (const double a : {0.15, 0.6, 0.93}) {
+      const std::vector<double> u{a, std::sqrt(1 - a * a)};
+      const auto direct = two_token_success(input, u, beta);
+      const auto table = two_token_tabulated(input, u, beta, Parallel{});
+      for (std::size_t p = 0; p < 2; ++p) {
+        CAPTURE(beta);
+        CAPTURE(a);
+        CAPTURE(p);
+        CHECK(std::abs(table[p] - direct[p]) < 1e-5);  // measured: at most 4.2e-6
+      }
+    }
+  }
+}
+
+TEST_CASE("diagnose of 2-token needles: the engine's table at gate (0.8, 0.6) refits to it" *
+          doctest::test_suite("statistics")) {
+  const auto spec = two_tokens(2, "weights:0.8,0.6", 4);
+  const auto table = exact_counts(spec, 1000000);
+  const auto d = diagnose::diagnose(table, known(spec), Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  const auto& fit = d.fits.front().fit;
+  CHECK(d.fits.front().assumption == Assumption::two_token_needles);
+  CHECK(fit.beta == doctest::Approx(4).epsilon(2e-3));
+  CHECK(fit.beta_low <= 4);
+  CHECK(fit.beta_high.value_or(40) >= 4);
+  // W = S = 2: the gate and its mirror make the same table, so the weights are found up to
+  // their order, and each interval covers both.
+  const double low = std::min(*fit.phases[0].weight, *fit.phases[1].weight);
+  const double high = std::max(*fit.phases[0].weight, *fit.phases[1].weight);
+  CHECK(low == doctest::Approx(0.6).epsilon(2e-3));
+  CHECK(high == doctest::Approx(0.8).epsilon(2e-3));
+  for (const auto& p : fit.phases) {
+    CHECK(*p.weight_low <= 0.6);
+    CHECK(*p.weight_high >= 0.8);
+    CHECK(*p.weight_high < 0.81);
+  }
+  CHECK(fit.deviance < 0.05);  // saturated: two phases, beta and one free weight
+  CHECK(fit.deviance_df == 0);
+  // The fitted accuracies are the engine's at the fitted gate and beta.
+  const std::vector<double> u{*fit.phases[0].weight, *fit.phases[1].weight};
+  FitInput input = two_phase_input();
+  input.entries = d.entries;
+  const auto ours = two_token_success(input, u, fit.beta);
+  for (std::size_t p = 0; p < 2; ++p)
+    CHECK(fit.phases[p].accuracy == doctest::Approx(ours[p]).epsilon(1e-12));
+}
+
+TEST_CASE("diagnose of 2-token needles: its read is the analytic engine's to 1e-12") {
+  const auto spec = two_tokens(2, "weights:0.7,0.3", 3);
+  const auto groups = test::run_spec(spec, "analytic").groups;
+  FitInput input = two_phase_input();
+  input.entries = spec.context / 2;
+  const auto ours = two_token_success(input, {0.7, 0.3}, 3);
+  for (std::size_t p = 0; p < 2; ++p) {
+    CHECK(std::abs(ours[p] - groups[p].accuracy) < 1e-12);
+  }
+}
+
+TEST_CASE(
+    "diagnose of 2-token needles: a straddling needle is in two entries, and chance says so") {
+  CountTable table;
+  table.groups = {{0, 300, 1000}, {1, 20, 1000}};
+  auto spec = known(two_tokens(2, "uniform", 3));
+  spec.heads = 4;
+  const auto d = diagnose::diagnose(table, spec, Parallel{});
+  CHECK(d.fits.empty());
+  CHECK(d.fit_note.find("4 heads with 2-token needles") != std::string::npos);
+  const double entries = static_cast<double>(d.entries);
+  CHECK(d.profile.phases[0].chance == doctest::Approx(1 - std::pow(1 - 1 / entries, 4)));
+  CHECK(d.profile.phases[1].chance == doctest::Approx(1 - std::pow(1 - 2 / entries, 4)));
+}
