@@ -48,8 +48,7 @@ class HeadsSlice {
   }
 
   double term(std::size_t p, int n) const {
-    const double a = std::clamp(success(p, n), 1e-300, 1 - 1e-16);
-    return stats::binomial_log_likelihood(input_.phases[p].successes, input_.phases[p].trials, a);
+    return detail::phase_log_likelihood(input_.phases[p], success(p, n));
   }
 
   // The best assignment of all H heads, optionally with phase `fixed` held at `count`

@@ -54,12 +54,7 @@ class PhaseTerm {
   double weight(double v) const { return blind() ? 0.0 : std::sqrt(std::max(0.0, v) / weighted()); }
   double success(double v) const { return blind() ? 0.0 : (*curve_)(weight(v)); }
 
-  double operator()(double v) const {
-    // Successes where the model puts probability 0 (or failures where it puts 1) cost
-    // what a probability of 1e-300 (or 1 - 1e-16) would: finite, so searches stay defined.
-    const double p = std::clamp(success(v), 1e-300, 1 - 1e-16);
-    return stats::binomial_log_likelihood(data_.successes, data_.trials, p);
-  }
+  double operator()(double v) const { return detail::phase_log_likelihood(data_, success(v)); }
 
   // The share in [0, 1] maximizing f(v) - lambda v: the best scanned share, then Brent
   // between its neighbours. A structurally blind phase holds no share.

@@ -1,6 +1,8 @@
 #pragma once
 // One-dimensional profile-likelihood tools shared by the fits of diagnose (docs/DIAGNOSE.md):
-// the maximum of a profile over a scan, and the ends of {x : profile(x) >= target}.
+// a phase's log-likelihood, the maximum of a profile over a scan, and the ends of
+// {x : profile(x) >= target}.
+#include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
@@ -20,6 +22,14 @@ namespace phasesim::diagnose::detail {
 
 /// The drop of the log-likelihood that bounds a 95% profile-likelihood interval.
 inline constexpr double kProfileDrop = stats::kChiSquared1At95 / 2;
+
+/// A phase's binomial log-likelihood at success p. Successes where the model puts probability 0
+/// (or failures where it puts 1) cost what a probability of 1e-300 (or 1 - 1e-16) would:
+/// finite, so that searches stay defined.
+inline double phase_log_likelihood(const PhaseData& phase, double p) {
+  return stats::binomial_log_likelihood(phase.successes, phase.trials,
+                                        std::clamp(p, 1e-300, 1 - 1e-16));
+}
 
 struct ProfileMaximum {
   double x = 0;

@@ -241,9 +241,7 @@ class TokenSlice {
     const auto p = success(y);
     double sum = 0;
     for (std::size_t phi = 0; phi < p.size(); ++phi) {
-      const auto& d = input_.phases[phi];
-      sum += stats::binomial_log_likelihood(d.successes, d.trials,
-                                            std::clamp(p[phi], 1e-300, 1 - 1e-16));
+      sum += detail::phase_log_likelihood(input_.phases[phi], p[phi]);
     }
     return sum;
   }
@@ -422,8 +420,7 @@ ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel) 
     phase.weight = u[p];
     phase.coverage = layout.slots[p] * u[p] / weight_sum;
     fit.phases.push_back(phase);
-    fit.log_likelihood += stats::binomial_log_likelihood(
-        d.successes, d.trials, std::clamp(accuracy[p], 1e-300, 1 - 1e-16));
+    fit.log_likelihood += detail::phase_log_likelihood(d, accuracy[p]);
   }
   // Beta and the active phases' weights (one fewer than them, for the norm).
   const auto parameters = static_cast<int>(layout.active.size());

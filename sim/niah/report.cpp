@@ -207,11 +207,6 @@ std::int64_t window_reach(const NiahModel& m, int h) {
   return window > 0 ? m.context - window - (m.needle_tokens - 1) : m.context;
 }
 
-// Per-group means of per-head probabilities at each needle position, the heads combined: far
-// from the query the value of each head's phase (`far`), so that a class of positions modulo
-// the strides' period fixes every head's and the heads combine class by class (classes summed
-// in increasing order, which for one geometry is phase order); a needle in some head's sliding
-// window position by position, that head's value from `window`.
 // The modulus of the needle positions' classes: the strides' period, or past every needle.
 std::int64_t class_modulus(const NiahRun& run) {
   const auto& plan = run.needles;
@@ -232,6 +227,11 @@ std::int64_t reaching(const NeedlePlan& plan, int r, std::int64_t near) {
   return last < first ? 0 : (last - first) / plan.groups + 1;
 }
 
+// Per-group means of per-head probabilities at each needle position, the heads combined: far
+// from the query the value of each head's phase (`far`), so that a class of positions modulo
+// the strides' period fixes every head's and the heads combine class by class (classes summed
+// in increasing order, which for one geometry is phase order); a needle in some head's sliding
+// window position by position, that head's value from `window`.
 std::vector<double> exact_means(const NiahRun& run, const PhaseTable& far, const PhaseTable& window,
                                 int excluded) {
   const auto& m = run.model;

@@ -56,6 +56,19 @@ void check_same_outcomes(const NiahResult& a, const NiahResult& b) {
   }
 }
 
+// presets/v41-flash.toml at --beta 2.824 with needles of 2 tokens, whose header carries `command`
+// as a line of its own (the run a user repeats).
+NiahSpec v41_flash(const std::string& command) {
+  std::ifstream file(PHASESIM_SOURCE_DIR "/presets/v41-flash.toml");
+  const std::string text{std::istreambuf_iterator<char>(file), {}};
+  CHECK(text.find("\n# " + command + "\n") != std::string::npos);
+  NiahSpec spec;
+  spec.architecture = load_architecture("v41-flash");
+  spec.beta = 2.824;
+  spec.needle_tokens = 2;
+  return spec;
+}
+
 }  // namespace
 
 TEST_CASE("layer beta: read, checked, shown and written back") {
@@ -128,14 +141,8 @@ TEST_CASE("layer beta: the Monte Carlo engines draw a head of beta b as --beta b
 // of the header's prompts, pooled by parity.
 TEST_CASE("presets: v41-flash reproduces V4.1-Flash's even/odd table" *
           doctest::test_suite("statistics")) {
-  std::ifstream file(PHASESIM_SOURCE_DIR "/presets/v41-flash.toml");
-  const std::string text{std::istreambuf_iterator<char>(file), {}};
-  CHECK(text.find("\n# reproduces: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 "
-                  "--prompts 2560\n") != std::string::npos);
-  NiahSpec spec;
-  spec.architecture = load_architecture("v41-flash");
-  spec.beta = 2.824;
-  spec.needle_tokens = 2;
+  auto spec = v41_flash(
+      "reproduces: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 --prompts 2560");
   spec.prompts = 512;
   const auto result = test::run_spec(spec, "fast");
   REQUIRE(result.groups.size() == 8);
@@ -156,14 +163,8 @@ TEST_CASE("presets: v41-flash reproduces V4.1-Flash's even/odd table" *
 // (0.949955 / 0.897422, from grids 0.01 apart); the needles that reach the window (128 of
 // 131056 starts), read raw, add 3e-5 and 8e-5.
 TEST_CASE("presets: v41-flash's exact table with 2-token needles (analytic)") {
-  std::ifstream file(PHASESIM_SOURCE_DIR "/presets/v41-flash.toml");
-  const std::string text{std::istreambuf_iterator<char>(file), {}};
-  CHECK(text.find("\n# exact: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 "
-                  "--engine analytic\n") != std::string::npos);
-  NiahSpec spec;
-  spec.architecture = load_architecture("v41-flash");
-  spec.beta = 2.824;
-  spec.needle_tokens = 2;
+  const auto spec = v41_flash(
+      "exact: phasesim niah --arch v41-flash --beta 2.824 --needle-tokens 2 --engine analytic");
   const auto result = test::run_spec(spec, "analytic");
   REQUIRE(result.groups.size() == 8);
   for (std::size_t g = 0; g < 8; ++g) {

@@ -17,7 +17,7 @@ struct Groups {
   double norm2 = 0;  ///< nrm^2 = sum_G w_G ||g_G||^2
 };
 
-Groups groups_of(const Gate& gate, double norm2) {
+Groups groups_of(const Gate& gate) {
   Groups groups;
   if (gate.per_channel()) {
     for (const auto& g : gate.channels) {
@@ -28,7 +28,6 @@ Groups groups_of(const Gate& gate, double norm2) {
     groups.shares.push_back(1.0);
     groups.weights.push_back(&gate.weights);
   }
-  groups.norm2 = norm2;
   return groups;
 }
 
@@ -78,7 +77,7 @@ std::size_t NeedleLaws::entries() const {
 
 GateLaws gate_laws(const Gate& gate) {
   GateLaws pooled{slot_laws(gate), 0.0};
-  const auto groups = groups_of(gate, 0.0);
+  const auto groups = groups_of(gate);
   for (std::size_t k = 0; k < groups.shares.size(); ++k) {
     for (const double w : *groups.weights[k]) pooled.norm2 += groups.shares[k] * w * w;
   }
@@ -88,7 +87,8 @@ GateLaws gate_laws(const Gate& gate) {
 void needle_laws(const Geometry& geometry, const Gate& gate, const GateLaws& pooled,
                  double split_rho, double beta, std::int64_t needle, int tokens,
                  std::int64_t entries, std::int64_t raw_from, NeedleLaws& laws) {
-  const auto groups = groups_of(gate, pooled.norm2);
+  auto groups = groups_of(gate);
+  groups.norm2 = pooled.norm2;
   laws.tokens = tokens;
   laws.group_scales.clear();
   for (const double w : groups.shares) laws.group_scales.push_back(1 / std::sqrt(w));
