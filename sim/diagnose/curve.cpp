@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "phasesim/channel/needle_read.hpp"
 #include "phasesim/channel/read_path.hpp"
 
 namespace phasesim::diagnose::detail {
@@ -67,6 +68,21 @@ PhaseCurve::PhaseCurve(const channel::PhaseSlots& slots, double beta, const FitI
 double PhaseCurve::operator()(double u) const {
   if (plain_) return (*plain_)(u);
   return std::clamp((*read_)(std::asin(std::clamp(u, 0.0, max_u_))), 0.0, 1.0);
+}
+
+double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+  if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return 0;
+  channel::HeadRead read;
+  read.entries = input.entries;
+  read.top_k = input.top_k.value_or(input.entries);
+  read.sliding_window = input.sliding_window;
+  read.beta = beta;
+  read.index_beta = beta;
+  const Geometry geometry{input.window, input.stride};
+  const auto values =
+      channel::needle_read_values(channel::needle_stages(geometry, gate, gate, read, phi, 2));
+  return (1 - input.window_share) * values.front().retrieved +
+         input.window_share * values.back().retrieved;
 }
 
 }  // namespace phasesim::diagnose::detail

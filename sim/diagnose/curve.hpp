@@ -8,6 +8,7 @@
 #include "phasesim/channel/success_curve.hpp"
 #include "phasesim/core/parallel.hpp"
 #include "phasesim/diagnose/fit.hpp"
+#include "phasesim/model/gate.hpp"
 
 namespace phasesim::diagnose::detail {
 
@@ -38,5 +39,11 @@ class PhaseCurve {
 /// The success at u of a needle of a phase under the fit's channel (one value, no table).
 double phase_success(const channel::PhaseSlots& slots, double u, double beta,
                      const FitInput& input);
+
+/// The analytic engine's read of a 2-token needle starting at phase phi under `gate` (its
+/// selection by the same gate and beta, rho = 0; input.window and input.stride place the
+/// tokens), far from the query and in the window, mixed as the table's groups are
+/// (channel/needle_read.hpp: the one read the engine and the 2-token fits share).
+double token_read(const FitInput& input, const Gate& gate, double beta, int phi);
 
 }  // namespace phasesim::diagnose::detail

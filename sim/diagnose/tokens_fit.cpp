@@ -20,7 +20,7 @@
 #include <numbers>
 #include <optional>
 
-#include "phasesim/channel/needle_read.hpp"
+#include "curve.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/diagnose/fit.hpp"
 #include "profile.hpp"
@@ -47,10 +47,9 @@ Spline spline_of(std::vector<double>::const_iterator first, int count, double h)
 // As the channel's SuccessCurve: the success turns from chance to 1 over about 1/beta.
 int node_count(double beta) { return 21 + 3 * static_cast<int>(std::ceil(beta)); }
 
-Geometry geometry_of(const FitInput& input) { return Geometry{input.window, input.stride}; }
-
 // The fit's gate: slot s weighs u of its phase, normalized to sum 1.
-Gate fit_gate(const Geometry& g, const std::vector<double>& u) {
+Gate fit_gate(const FitInput& input, const std::vector<double>& u) {
+  const Geometry g{input.window, input.stride};
   Gate gate;
   gate.spec = "fit";
   double total = 0;
@@ -60,23 +59,6 @@ Gate fit_gate(const Geometry& g, const std::vector<double>& u) {
   }
   for (double& w : gate.weights) w /= total;
   return gate;
-}
-
-// The analytic engine's read of a needle of phase phi (selection by the attention's own gate
-// and beta, rho = 0), far from the query and in the window, mixed as the table's groups are.
-double phase_read(const FitInput& input, const Geometry& g, const Gate& gate, double beta,
-                  int phi) {
-  if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return 0;
-  channel::HeadRead read;
-  read.entries = input.entries;
-  read.top_k = input.top_k.value_or(input.entries);
-  read.sliding_window = input.sliding_window;
-  read.beta = beta;
-  read.index_beta = beta;
-  const auto values =
-      channel::needle_read_values(channel::needle_stages(g, gate, gate, read, phi, 2));
-  return (1 - input.window_share) * values.front().retrieved +
-         input.window_share * values.back().retrieved;
 }
 
 // Which phases carry weight (their slots exist), and each phase's partner: the phase of its
@@ -186,8 +168,7 @@ class TokenCurve {
     }
     if (first_ >= 0) y[static_cast<std::size_t>(first_)] = a;
     if (second_ >= 0) y[static_cast<std::size_t>(second_)] = b;
-    const auto g = geometry_of(input);
-    return phase_read(input, g, fit_gate(g, weights_of(l, y)), beta, phi_);
+    return detail::token_read(input, fit_gate(input, weights_of(l, y)), beta, phi_);
   }
 
   // One spline in the angle per radius (none without a partner: values_ is the column).
@@ -385,10 +366,10 @@ void add_circle_intervals(const FitInput& input, double beta_low, double beta_hi
 std::vector<double> two_token_success(const FitInput& input, const std::vector<double>& u,
                                       double beta) {
   validate(input);
-  const auto g = geometry_of(input);
-  const auto gate = fit_gate(g, u);
+  const auto gate = fit_gate(input, u);
   std::vector<double> p;
-  for (int phi = 0; phi < input.stride; ++phi) p.push_back(phase_read(input, g, gate, beta, phi));
+  for (int phi = 0; phi < input.stride; ++phi)
+    p.push_back(detail::token_read(input, gate, beta, phi));
   return p;
 }
 
