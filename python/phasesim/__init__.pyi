@@ -116,8 +116,8 @@ def diagnose(
           two stages (docs/DIAGNOSE.md) (not given)
       sliding_window: The read path's raw sliding window in tokens, when the table was made with
           one (not given)
-      needle_tokens: Tokens of the needle: 1 or 2 (2: one head, one weight per phase, fitted
-          through the analytic engine's 2-token read) (not given)
+      needle_tokens: Tokens of the needle: 1 or 2 (2: one head, one weight per phase, or with
+          --heads one-hot heads, fitted through the analytic engine's 2-token read) (not given)
       replicates: Monte Carlo draws of each exact test's null distribution (default 9999)
       seed: Random seed of the exact tests (default 1)
       threads: OpenMP threads (0: the OpenMP default) (default 0)

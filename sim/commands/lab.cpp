@@ -165,8 +165,8 @@ OptionTable<Diagnose::Options> Diagnose::table(const Environment&) {
       "The read path's raw sliding window in tokens, when the table was made with one");
   t.add(
       "needle-tokens", [](auto& o) -> auto& { return o.spec.needle_tokens; },
-      "Tokens of the needle: 1 or 2 (2: one head, one weight per phase, fitted through the "
-      "analytic engine's 2-token read)");
+      "Tokens of the needle: 1 or 2 (2: one head, one weight per phase, or with --heads "
+      "one-hot heads, fitted through the analytic engine's 2-token read)");
   t.add(
       "replicates", [](auto& o) -> auto& { return o.spec.period.replicates; },
       "Monte Carlo draws of each exact test's null distribution");

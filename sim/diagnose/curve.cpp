@@ -70,8 +70,9 @@ double PhaseCurve::operator()(double u) const {
   return std::clamp((*read_)(std::asin(std::clamp(u, 0.0, max_u_))), 0.0, 1.0);
 }
 
-double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
-  if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return 0;
+std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gate, double beta,
+                                          int phi) {
+  if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return {0, 0};
   channel::HeadRead read;
   read.entries = input.entries;
   read.top_k = input.top_k.value_or(input.entries);
@@ -81,8 +82,12 @@ double token_read(const FitInput& input, const Gate& gate, double beta, int phi)
   const Geometry geometry{input.window, input.stride};
   const auto values =
       channel::needle_read_values(channel::needle_stages(geometry, gate, gate, read, phi, 2));
-  return (1 - input.window_share) * values.front().retrieved +
-         input.window_share * values.back().retrieved;
+  return {values.front().retrieved, values.back().retrieved};
+}
+
+double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+  const auto [far, window] = token_read_variants(input, gate, beta, phi);
+  return (1 - input.window_share) * far + input.window_share * window;
 }
 
 }  // namespace phasesim::diagnose::detail

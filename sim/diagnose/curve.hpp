@@ -2,6 +2,7 @@
 // A phase's success as a function of its weight u at one beta, for the fits: the channel's
 // SuccessCurve (section 4's argmax) or, under the read path's options, the two stages of
 // phasesim/channel/read_path.hpp tabulated the same way (a cubic B-spline in asin(u)).
+#include <array>
 #include <boost/math/interpolators/cardinal_cubic_b_spline.hpp>
 #include <optional>
 
@@ -45,5 +46,11 @@ double phase_success(const channel::PhaseSlots& slots, double u, double beta,
 /// tokens), far from the query and in the window, mixed as the table's groups are
 /// (channel/needle_read.hpp: the one read the engine and the 2-token fits share).
 double token_read(const FitInput& input, const Gate& gate, double beta, int phi);
+
+/// The same read far from the query and inside the window, apart: {far, window} (the window's
+/// the far one's without a window). Heads combine per needle, so a model of several heads mixes
+/// the two after combining them, as the engine's report does.
+std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gate, double beta,
+                                          int phi);
 
 }  // namespace phasesim::diagnose::detail

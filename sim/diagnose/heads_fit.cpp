@@ -15,10 +15,8 @@
 namespace phasesim::diagnose {
 namespace {
 
+using detail::kNegativeInfinity;
 using detail::kProfileDrop;
-
-constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
-constexpr int kBetaGrid = 25;  // betas across the beta interval for the head-count ranges
 
 struct HeadsAllocation {
   double log_likelihood = kNegativeInfinity;
@@ -90,36 +88,6 @@ class HeadsSlice {
   std::vector<double> log_miss_other_;
 };
 
-// For each phase, the head counts whose profile (maximized over beta in the beta interval
-// and over the other phases' counts) stays above the target: [lowest, highest].
-void add_head_ranges(const FitInput& input, double beta_low, double beta_high, double target,
-                     ModelFit& fit) {
-  std::vector<double> betas;
-  for (int i = 0; i < kBetaGrid; ++i) {
-    betas.push_back(beta_low + (beta_high - beta_low) * i / (kBetaGrid - 1));
-  }
-  std::vector<HeadsSlice> slices;
-  for (double beta : betas) slices.emplace_back(input, beta);
-  for (std::size_t p = 0; p < input.phases.size(); ++p) {
-    std::vector<int> allowed;
-    for (int n = 0; n <= input.heads; ++n) {
-      const std::pair<std::size_t, int> fixed{p, n};
-      double best = kNegativeInfinity;
-      for (const auto& slice : slices) best = std::max(best, slice.allocate(fixed).log_likelihood);
-      if (best < target && best > target - 2 * kProfileDrop) {  // the grid may miss the peak
-        best = detail::maximize_scanned(
-                   [&](double b) { return HeadsSlice(input, b).allocate(fixed).log_likelihood; },
-                   betas)
-                   .value;
-      }
-      if (best >= target) allowed.push_back(n);
-    }
-    auto& phase = fit.phases[p];
-    phase.heads_low = allowed.empty() ? *phase.heads : std::min(allowed.front(), *phase.heads);
-    phase.heads_high = allowed.empty() ? *phase.heads : std::max(allowed.back(), *phase.heads);
-  }
-}
-
 }  // namespace
 
 ModelFit fit_one_hot_heads(const FitInput& input) {
@@ -141,7 +109,13 @@ ModelFit fit_one_hot_heads(const FitInput& input) {
   }
   // Beta is the one continuous parameter; the assignment is treated as known.
   detail::set_deviance(input, static_cast<int>(input.phases.size()) - 1, fit);
-  add_head_ranges(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), target, fit);
+  detail::add_head_ranges(
+      input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta), target,
+      [&](double beta) { return HeadsSlice(input, beta); },
+      [](const HeadsSlice& s, std::size_t p, int n) {
+        return s.allocate(std::pair{p, n}).log_likelihood;
+      },
+      fit);
   return fit;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -168,6 +169,43 @@ inline void set_deviance(const FitInput& input, int df, ModelFit& fit) {
   if (df > 0) {
     fit.deviance_p = boost::math::cdf(
         boost::math::complement(boost::math::chi_squared_distribution<double>(df), fit.deviance));
+  }
+}
+
+inline constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
+
+/// For each phase, the head counts whose profile (maximized over beta in [beta_low, beta_high]
+/// and over the other phases' counts) stays above the target, as [heads_low, heads_high] around
+/// the fitted count: the profile at 25 betas across the interval (`make(beta)` the model there,
+/// `fixed(model, phase, count)` its best log-likelihood with the phase's count fixed), refined
+/// by Brent where the grid comes within twice the drop and may miss the peak.
+template <typename Make, typename Fixed>
+void add_head_ranges(const FitInput& input, double beta_low, double beta_high, double target,
+                     Make make, Fixed fixed, ModelFit& fit) {
+  constexpr int kBetaGrid = 25;
+  std::map<double, decltype(make(beta_low))> models;  // by beta: the refinements rescan the grid
+  const auto model_at = [&](double beta) -> const auto& {
+    auto it = models.find(beta);
+    if (it == models.end()) it = models.emplace(beta, make(beta)).first;
+    return it->second;
+  };
+  std::vector<double> betas;
+  for (int i = 0; i < kBetaGrid; ++i) {
+    betas.push_back(beta_low + (beta_high - beta_low) * i / (kBetaGrid - 1));
+  }
+  for (std::size_t p = 0; p < input.phases.size(); ++p) {
+    std::vector<int> allowed;
+    for (int n = 0; n <= input.heads; ++n) {
+      double best = kNegativeInfinity;
+      for (const double beta : betas) best = std::max(best, fixed(model_at(beta), p, n));
+      if (best < target && best > target - 2 * kProfileDrop) {
+        best = maximize_scanned([&](double b) { return fixed(model_at(b), p, n); }, betas).value;
+      }
+      if (best >= target) allowed.push_back(n);
+    }
+    auto& phase = fit.phases[p];
+    phase.heads_low = allowed.empty() ? *phase.heads : std::min(allowed.front(), *phase.heads);
+    phase.heads_high = allowed.empty() ? *phase.heads : std::max(allowed.back(), *phase.heads);
   }
 }
 

@@ -112,7 +112,7 @@ TEST_CASE("diagnose under the read path: any --threads writes the same JSON" *
 // 2-token needles (docs/DIAGNOSE.md): W = 1, S = 2 puts each phase's needle in one entry, so
 // the fit is of beta alone (half a second); its accuracies are niah's analytic engine's at the
 // fitted beta. Several heads get no fit, and say why.
-TEST_CASE("diagnose --needle-tokens 2: the fit is the analytic engine's, heads get a note") {
+TEST_CASE("diagnose --needle-tokens 2: the fits are the analytic engine's, one head or several") {
   const TempDir dir("diagnose-two-tokens");
   const auto path = (dir / "t.csv").string();
   std::ofstream(path) << "group,successes,trials\n0,40,64\n1,30,64\n";
@@ -131,7 +131,20 @@ TEST_CASE("diagnose --needle-tokens 2: the fit is the analytic engine's, heads g
     CHECK(fit["phases"][p]["accuracy"].get<double>() ==
           doctest::Approx(niah["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
   }
-  const auto heads = run_cli("diagnose " + path + geometry + " --heads 4 --replicates 99");
-  CHECK(heads.status == 0);
-  CHECK(heads.out.find("no fit: 4 heads with 2-token needles") != std::string::npos);
+  // Four one-hot heads: W = 1 gives them one phase to sit on (its one slot ends the block:
+  // phase 1), and they read both phases' needles as the engine's four heads do.
+  const auto heads = run_json("diagnose " + path + geometry + " --heads 4 --replicates 99");
+  REQUIRE(heads["fits"].size() == 1);
+  const auto& by_heads = heads["fits"][0];
+  CHECK(by_heads["assumption"] == "2-token needles, one-hot heads");
+  CHECK(by_heads["phases"][0]["heads"] == 0);
+  CHECK(by_heads["phases"][1]["heads"] == 4);
+  const auto four = run_json(
+      "niah --engine analytic --window 1 --stride 2 --context 64 --heads 4 "
+      "--needle-tokens 2 --groups 2 --beta " +
+      std::to_string(by_heads["beta"].get<double>()));
+  for (int p = 0; p < 2; ++p) {
+    CHECK(by_heads["phases"][p]["accuracy"].get<double>() ==
+          doctest::Approx(four["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
+  }
 }

@@ -126,13 +126,43 @@ TEST_CASE("diagnose of 2-token needles: its read is the analytic engine's to 1e-
 TEST_CASE(
     "diagnose of 2-token needles: a straddling needle is in two entries, and chance says so") {
   CountTable table;
-  table.groups = {{0, 300, 1000}, {1, 20, 1000}};
+  table.groups = {{0, 300, 1000}, {1, 100, 1000}};
   auto spec = known(two_tokens(2, "uniform", 3));
-  spec.heads = 4;
+  // 256 heads: the assignment's search (2 x 257^4 steps a beta) is refused, the rest is given.
+  spec.heads = 256;
   const auto d = diagnose::diagnose(table, spec, Parallel{});
   CHECK(d.fits.empty());
-  CHECK(d.fit_note.find("4 heads with 2-token needles") != std::string::npos);
+  CHECK(d.fit_note.find("256 heads over 2 phases with 2-token needles") != std::string::npos);
   const double entries = static_cast<double>(d.entries);
-  CHECK(d.profile.phases[0].chance == doctest::Approx(1 - std::pow(1 - 1 / entries, 4)));
-  CHECK(d.profile.phases[1].chance == doctest::Approx(1 - std::pow(1 - 2 / entries, 4)));
+  CHECK(d.profile.phases[0].chance == doctest::Approx(1 - std::pow(1 - 1 / entries, 256)));
+  CHECK(d.profile.phases[1].chance == doctest::Approx(1 - std::pow(1 - 2 / entries, 256)));
+}
+
+TEST_CASE("diagnose of 2-token needles: one-hot heads' table refits to their beta and sums" *
+          doctest::test_suite("statistics")) {
+  // Heads (1, 0, 1, 2) on the four phases; phase 3's heads see needles of phases 2 and 3, so
+  // the cycle closes through phase 0. A table pins down only n_phi + n_{phi+1}: (1, 1, 3, 3).
+  auto spec = two_tokens(4, "onehot:0;onehot:2;onehot:3;onehot:3", 6);
+  const auto engine = test::run_spec(spec, "analytic").groups;
+  const auto table = exact_counts(spec, 1000000);
+  auto d_spec = known(spec);
+  d_spec.heads = 4;
+  const auto d = diagnose::diagnose(table, d_spec, Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  CHECK(d.fits.front().assumption == Assumption::two_token_heads);
+  const auto& fit = d.fits.front().fit;
+  CHECK(fit.beta == doctest::Approx(6).epsilon(1e-3));
+  CHECK(fit.beta_low <= 6);
+  CHECK(fit.beta_high.value_or(40) >= 6);
+  CHECK(fit.deviance < 0.05);
+  const std::vector<int> sums{1, 1, 3, 3};
+  const std::vector<int> truth{1, 0, 1, 2};
+  for (std::size_t p = 0; p < 4; ++p) {
+    CAPTURE(p);
+    CHECK(*fit.phases[p].heads + *fit.phases[(p + 1) % 4].heads == sums[p]);
+    CHECK(*fit.phases[p].heads_low <= truth[p]);
+    CHECK(*fit.phases[p].heads_high >= truth[p]);
+    // The fitted accuracies are the engine's heads combined, at beta within 1e-3 of 6.
+    CHECK(fit.phases[p].accuracy == doctest::Approx(engine[p].accuracy).epsilon(1e-3));
+  }
 }

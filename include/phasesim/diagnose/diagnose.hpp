@@ -73,10 +73,11 @@ enum class Assumption {
   spread_over_slots,   ///< one head, its weight spread evenly over a phase's slots
   one_hot_heads,       ///< every head one-hot (T2 lock-in)
   two_token_needles,   ///< one head, needles of 2 tokens, one weight per phase
+  two_token_heads,     ///< one-hot heads, needles of 2 tokens
 };
 
-/// "one slot per phase", "spread over the phase's slots", "one-hot heads" or "2-token needles,
-/// one head".
+/// "one slot per phase", "spread over the phase's slots", "one-hot heads", "2-token needles,
+/// one head" or "2-token needles, one-hot heads".
 const char* assumption_name(Assumption assumption);
 
 /// Below this chi-squared p-value a fit's deviance against the table says that the model

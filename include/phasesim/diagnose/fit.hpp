@@ -8,7 +8,8 @@
 //    accuracies: the fit reproduces the table, and the unit norm is what pins beta down.
 //  - H one-hot heads (fit_one_hot_heads): every head puts all its weight on one slot (the
 //    lock-in of T2); n_phi heads cover phase phi (sum n_phi = H) and it succeeds with
-//    1 - (1 - p1)^n_phi (1 - p0)^(H - n_phi), p1 = P(1; beta, N), p0 = chance.
+//    1 - (1 - p1)^n_phi (1 - p0)^(H - n_phi), p1 = P(1; beta, N), p0 = chance. For needles of
+//    2 tokens (fit_two_token_heads) the heads on phi + 1 see the needle too.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -102,6 +103,19 @@ ModelFit fit_one_hot_heads(const FitInput& input);
 /// so phases that share a slot are coupled. Weight intervals only where two phases carry weight
 /// (one free weight, e.g. W = S = 2); unset otherwise.
 ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel);
+
+/// H one-hot heads reading needles of 2 tokens (docs/DIAGNOSE.md, "Needles of 2 tokens"): every
+/// head puts all its weight on one slot; n_phi heads sit on phase phi (sum H, none on a phase
+/// without a slot). A head on phase phi or phi + 1 sees one token of a needle starting at phi,
+/// any other head none; each read is the analytic engine's at a one-hot gate, and the heads
+/// combine as the engine combines them (independent, far from the query and in the window
+/// apart). Fitted: beta and the assignment (exact, by dynamic programming around the phases),
+/// with each phase's range of head counts.
+ModelFit fit_two_token_heads(const FitInput& input, const Parallel& parallel);
+
+/// The elementary steps of fit_two_token_heads' assignment at one beta, S (H + 1)^4: bounded by
+/// the caller.
+double two_token_heads_work(int stride, int heads);
 
 /// The success of each phase of a 2-token needle under the fit's gate of phase weights u (any
 /// scale) and beta: niah's analytic engine's, mixed over the window as the fits are.
