@@ -242,6 +242,20 @@ def test_diagnose_two_token_fit_is_the_cli_document():
     assert_same(result, document)
 
 
+# The same table read by 4 one-hot heads: beta and the heads' assignment, about a second.
+def test_diagnose_two_token_heads_fit_is_the_cli_document():
+    kwargs = dict(window=1, stride=2, context=64, heads=4, needle_tokens=2, replicates=99, seed=3)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "table.csv")
+        with open(path, "w") as f:
+            f.write("group,successes,trials\n0,40,64\n1,30,64\n")
+        document = cli_document(["diagnose", path, *_cli_arguments(kwargs)])
+        result = phasesim.diagnose(path, **kwargs)
+    assert document["fits"][0]["assumption"] == "2-token needles, one-hot heads"
+    assert [p["heads"] for p in document["fits"][0]["phases"]] == [0, 4]
+    assert_same(result, document)
+
+
 def test_to_frame():
     pytest.importorskip("pandas")
     r = phasesim.niah(window=8, stride=4, beta=4.0, prompts=16, context=4096, knockout=None)
