@@ -17,9 +17,9 @@ int node_count(double beta) { return 33 + 6 * static_cast<int>(std::ceil(beta));
 
 }  // namespace
 
-double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
-                            const FitInput& input) {
-  if (slots.holding == 0) return 0;
+std::array<double, 2> read_path_variants(const channel::PhaseSlots& slots, double u, double beta,
+                                         const FitInput& input) {
+  if (slots.holding == 0) return {0, 0};
   const double sd = std::sqrt(std::max(0.0, 1 - u * u));
   std::vector<channel::TwoStagePlace> places;
   for (int x = 0; x < slots.holding; ++x) {
@@ -34,8 +34,13 @@ double read_path_success_at(const channel::PhaseSlots& slots, double u, double b
   // the table's groups mix the two.
   const auto values = channel::two_stage_variants(
       places, rest, channel::far_and_window_variants(beta, input.sliding_window));
-  return (1 - input.window_share) * values.front().retrieved +
-         input.window_share * values.back().retrieved;
+  return {values.front().retrieved, values.back().retrieved};
+}
+
+double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
+                            const FitInput& input) {
+  const auto [far, window] = read_path_variants(slots, u, beta, input);
+  return (1 - input.window_share) * far + input.window_share * window;
 }
 
 double phase_success(const channel::PhaseSlots& slots, double u, double beta,

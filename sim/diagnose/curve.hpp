@@ -21,6 +21,10 @@ namespace phasesim::diagnose::detail {
 double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
                             const FitInput& input);
 
+/// The same far from the query and inside the window, apart: {far, window}.
+std::array<double, 2> read_path_variants(const channel::PhaseSlots& slots, double u, double beta,
+                                         const FitInput& input);
+
 /// The success at one beta of a needle of a phase sitting in the cache as `slots`. Under the
 /// read path its nodes (each a two-stage quadrature: nearly all of a read-path fit's time) are
 /// computed over `parallel`'s threads, in this process only; the table is the same on any.

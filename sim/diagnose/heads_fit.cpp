@@ -2,6 +2,7 @@
 // For a fixed beta the best assignment of heads to phases is a knapsack over phases,
 // solved exactly by dynamic programming over the number of heads used so far.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -23,26 +24,34 @@ struct HeadsAllocation {
   std::vector<int> heads;  // per phase
 };
 
-// The model at one beta: a covering head finds the needle with p1, any other with chance.
+// The model at one beta: a covering head finds the needle with p1, any other with chance m/N;
+// in the window (under --sliding-window) every head also reads the needle's token raw, so there
+// the heads combine their window reads (u = 1 covering, u = 0 not), as the engine's report
+// combines heads needle by needle, far and in the window apart.
 class HeadsSlice {
  public:
   HeadsSlice(const FitInput& input, double beta) : input_(input) {
-    std::map<int, double> covered;
+    std::map<int, std::array<double, 4>> reads;  // by m: far and window, covering and not
     for (const auto& phase : input.phases) {
       const int m = phase.slots.holding;
-      if (m > 0 && !covered.count(m)) {
-        covered[m] = detail::phase_success({m, 1}, 1.0, beta, input);
-      }
-      log_miss_covered_.push_back(m > 0 ? portable::log1p(-std::min(covered[m], 1 - 1e-16)) : 0.0);
-      log_miss_other_.push_back(
-          portable::log1p(-static_cast<double>(m) / static_cast<double>(input.entries)));
+      if (m > 0 && !reads.count(m)) reads[m] = reads_of(m, beta);
+      const auto& r = reads[m];
+      const auto log_miss = [](double p) { return portable::log1p(-std::min(p, 1 - 1e-16)); };
+      far_.push_back(
+          {m > 0 ? log_miss(r[0]) : 0.0,
+           portable::log1p(-static_cast<double>(m) / static_cast<double>(input.entries))});
+      window_.push_back({log_miss(r[2]), log_miss(r[3])});
     }
   }
 
   // Success of phase p when n of the H heads cover it.
   double success(std::size_t p, int n) const {
     if (input_.phases[p].slots.holding == 0) return 0;
-    return -portable::expm1(n * log_miss_covered_[p] + (input_.heads - n) * log_miss_other_[p]);
+    const auto hit = [&](const std::array<double, 2>& log_miss) {
+      return -portable::expm1(n * log_miss[0] + (input_.heads - n) * log_miss[1]);
+    };
+    if (input_.window_share == 0) return hit(far_[p]);
+    return (1 - input_.window_share) * hit(far_[p]) + input_.window_share * hit(window_[p]);
   }
 
   double term(std::size_t p, int n) const {
@@ -83,9 +92,18 @@ class HeadsSlice {
   }
 
  private:
+  // Without a window, p1 as the one-head fits read it (the read path's far value).
+  std::array<double, 4> reads_of(int m, double beta) const {
+    if (input_.window_share == 0)
+      return {detail::phase_success({m, 1}, 1.0, beta, input_), 0, 0, 0};
+    const auto covering = detail::read_path_variants({m, 1}, 1.0, beta, input_);
+    const auto other = detail::read_path_variants({m, 1}, 0.0, beta, input_);
+    return {covering[0], other[0], covering[1], other[1]};
+  }
+
   const FitInput& input_;
-  std::vector<double> log_miss_covered_;
-  std::vector<double> log_miss_other_;
+  std::vector<std::array<double, 2>> far_;  // log(1 - p): covering, and not (chance)
+  std::vector<std::array<double, 2>> window_;
 };
 
 }  // namespace

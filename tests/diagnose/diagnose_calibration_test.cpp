@@ -442,6 +442,30 @@ TEST_CASE("diagnose fit under the read path: an analytic niah table with top-k a
   REQUIRE(onehot.fits.size() == 1);
   CHECK(onehot.fits[0].fit.beta == doctest::Approx(3).epsilon(0.005));
 
+  // With a window every head also reads a needle inside it raw, so the phases no head covers
+  // are found there: the engine's 0.0299 at L = 2048 with a window of 64, which the fit reads
+  // as 0.0347 (its window share is 64 / 2048; the engine counts the needles that reach the
+  // window), not at chance 1 - (1 - 1/512)^2 = 0.0039 as when the heads' window reads were
+  // mixed one head at a time.
+  heads.context = 2048;
+  heads.read.sliding_window = 64;
+  const auto windowed = test::run_spec(heads, "analytic").groups;
+  CountTable in_window;
+  for (const auto& g : windowed) {
+    in_window.groups.push_back({g.group, std::llround(g.accuracy * 100000), 100000});
+  }
+  auto known_window = known_architecture(heads, 2);
+  known_window.top_k = 16;
+  known_window.sliding_window = 64;
+  const auto by_window = diagnose::diagnose(in_window, known_window, Parallel{1});
+  REQUIRE(by_window.fits.size() == 1);
+  CHECK(by_window.fits[0].fit.beta == doctest::Approx(3).epsilon(0.005));
+  for (std::size_t p = 0; p < 4; ++p) {
+    CAPTURE(p);
+    const double fitted = by_window.fits[0].fit.phases[p].accuracy;
+    CHECK(fitted == doctest::Approx(windowed[p].accuracy).epsilon(0.2));
+  }
+
   // 2-token needles over four weighted phases under top-k: the fit's surfaces would take hours,
   // and its estimate refuses before any work.
   known.needle_tokens = 2;
