@@ -157,7 +157,7 @@ void OptimizeCommand::validate() const {
 
 ChainWork OptimizeCommand::work() const {
   const auto o = objective.objective();
-  auto work = chained_optimize_work(o, search);
+  auto work = optimize_work(o, search);
   work.estimate += concentration_report_estimate(o, false);
   return work;
 }
@@ -208,9 +208,18 @@ void PhaseDiagramCommand::validate() const {
 }
 
 ChainWork PhaseDiagramCommand::work() const {
-  return chained_optimize_work(objective.objective(), search,
-                               static_cast<std::int64_t>(parse_range(betas, "--beta").size()),
-                               static_cast<std::int64_t>(entries.size()));
+  // Each cell at its own beta and N: whether its random starts lock in depends on both.
+  std::vector<std::vector<Objective>> chains;
+  auto o = objective.objective();
+  for (auto n : entries) {
+    o.entries = n;
+    chains.emplace_back();
+    for (double beta : parse_range(betas, "--beta")) {
+      o.beta = beta;
+      chains.back().push_back(o);
+    }
+  }
+  return chained_optimize_work(chains, search);
 }
 
 std::vector<PhaseCell> PhaseDiagramCommand::run(const Parallel& parallel) const {
@@ -384,7 +393,7 @@ void ConcentrationCommand::validate() const {
 
 ChainWork ConcentrationCommand::work() const {
   const auto o = objective.objective();
-  auto work = chained_optimize_work(o, check.search);
+  auto work = optimize_work(o, check.search);
   work.estimate += concentration_report_estimate(o, true);
   return work;
 }

@@ -5,18 +5,21 @@
 // recorded run is benchmarks/recorded/commands.json, and tests/commands/estimate_test.cpp
 // holds every estimate to within a factor 2 of it).
 #include <algorithm>
+#include <cmath>
 
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/theorems/objective.hpp"
 
 namespace phasesim::theorems::detail {
 
 /// One evaluation of J and its gradient from the success tables, per slot of the window (the
-/// lookups and the O(W) chain rule: 0.22 us at W = 8 to 64 with two slots a phase; a table of
-/// one coordinate, W = S, is read in one pass: 0.08 us at W = S = 128).
-inline constexpr double kEvaluationPerSlot = 0.25e-6;
-inline constexpr double kEvaluationPerSlotOne = 0.08e-6;
+/// lookups and the O(W) chain rule; one or two slots a phase alike since the one-pass lookup).
+inline constexpr double kEvaluationPerSlot = 0.1e-6;
+/// What an L-BFGS iteration costs besides its evaluations: the gate from its logits, the
+/// two-loop recursion, the line search's bookkeeping (about 4 us at W 8 to 128).
+inline constexpr double kIterationOverhead = 4e-6;
 /// One quadrature (the reports' values at the optimum, the one-hot gates, the equal splits).
-inline constexpr double kQuadrature = 1.1e-4;
+inline constexpr double kQuadrature = 4e-5;
 /// A phase held by more than two slots has no table: the success rule (channel/success_rule.hpp,
 /// 40 to 80 nodes, Phi and phi from a table of polynomials), per slot of the phase and evaluation.
 inline constexpr double kRulePerSlot = 0.5e-6;
@@ -27,15 +30,32 @@ inline constexpr double kNarrowRulePhase = 2e-5;
 /// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
 inline constexpr double kEvaluationsPerIteration = 1.2;
 /// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,
-/// most near 15); random starts at beta >= 6 run to --max-iterations, which is what is assumed.
+/// most near 15).
 inline constexpr double kShortAscent = 15;
+/// Iterations of a random start below lock-in, where it climbs to the flat optimum and stops:
+/// about kFlatAscent, but some wander on the flat landscape to --max-iterations (W 8 / S 4 at
+/// beta 4.5, N = 32768: 34 a start with 500 allowed; 669 with 10^5, 127 of 20004 starts running
+/// to the limit).
+inline constexpr double kFlatAscent = 40;
+inline constexpr double kFlatTail = 0.0065;
+
+/// Iterations of a random start: above about 1.25 sqrt(2 ln(N / k)) in beta the gate locks in
+/// (T2) and the ascents run to --max-iterations (measured: from beta 5 at N = 1024, from 6 at
+/// N = 32768, where the threshold is 4.65 and 5.70); below it, the flat ascent and its tail.
+inline double random_ascent_iterations(const Objective& objective, int max_iterations) {
+  const double distractors =
+      static_cast<double>(objective.entries) / static_cast<double>(objective.top_k);
+  const double lock_in = 1.25 * std::sqrt(2 * std::log(std::max(2.0, distractors)));
+  if (objective.beta >= lock_in) return max_iterations;
+  return std::min<double>(kFlatAscent + kFlatTail * max_iterations, max_iterations);
+}
 
 /// One evaluation of J: the table lookups, and the rule for each phase of more slots.
 inline double evaluation_seconds(const Geometry& geometry) {
   double seconds = 0;
   for (int phi = 0; phi < geometry.stride; ++phi) {
     const int slots = geometry.multiplicity(phi);
-    seconds += (slots == 1 ? kEvaluationPerSlotOne : kEvaluationPerSlot) * slots;
+    seconds += kEvaluationPerSlot * slots;
     if (slots > 2) seconds += kRulePerSlot * slots;
   }
   return seconds;

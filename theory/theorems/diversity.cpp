@@ -316,10 +316,10 @@ TrainingRun train_heads(const Objective& objective, const DiversityModel& model,
 WorkEstimate training_estimate(const Objective& channel, const TrainingSettings& settings,
                                const std::vector<int>& heads, double runs) {
   // Every step evaluates each head's phases from the success tables (built once), and the
-  // output loss and the logit gradients: about 2 us + 0.25 us x W per head and step.
+  // output loss and the logit gradients: about 3.5 us + 0.1 us x W per head and step.
   const double window = channel.geometry.window;
   const double all = std::accumulate(heads.begin(), heads.end(), 0.0);
-  const double per_head_step = 2e-6 + detail::evaluation_seconds(channel.geometry);
+  const double per_head_step = 3.5e-6 + detail::evaluation_seconds(channel.geometry);
   return {
       detail::table_seconds(channel.geometry, 15e-3) + runs * all * settings.steps * per_head_step,
       runs * all * (window * 32 + 256)};

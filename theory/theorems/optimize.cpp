@@ -264,32 +264,45 @@ std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings
 }
 
 WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSettings& settings) {
-  // Random starts run to --max-iterations (at beta >= 6 they do; below, sooner), every other
-  // start about kShortAscent iterations; each iteration evaluates J about 1.2 times. Then the
-  // report's quadratures: J at the optimum, the one-hot gates and the equal splits (2S + 2W).
+  // Random starts run to --max-iterations above lock-in, kFlatAscent below it, every other
+  // start about kShortAscent iterations; each iteration evaluates J about 1.2 times and pays
+  // kIterationOverhead. Then the report's quadratures: J at the optimum, the one-hot gates
+  // and the equal splits (2S + 2W).
   const auto& geometry = objective.geometry;
-  const double evaluation = detail::evaluation_seconds(geometry) * detail::kEvaluationsPerIteration;
+  const double evaluation =
+      detail::evaluation_seconds(geometry) * detail::kEvaluationsPerIteration +
+      detail::kIterationOverhead;
   const auto ascents = static_cast<double>(optimize_ascents(objective, settings));
   const double random = settings.restarts;
-  const double seconds = detail::table_seconds(geometry, 15e-3) +
-                         random * settings.max_iterations * evaluation +
-                         (ascents - random) * detail::kShortAscent * evaluation +
-                         2.0 * (geometry.stride + geometry.window) * detail::kQuadrature;
+  const double seconds =
+      detail::table_seconds(geometry, 8e-3) +
+      random * detail::random_ascent_iterations(objective, settings.max_iterations) * evaluation +
+      (ascents - random) * detail::kShortAscent * evaluation +
+      2.0 * (geometry.stride + geometry.window) * detail::kQuadrature;
   return {seconds, ascents * (64.0 * geometry.window + 128)};
 }
 
-ChainWork chained_optimize_work(const Objective& objective, const OptimizeSettings& settings,
-                                std::int64_t links, std::int64_t chains) {
-  const auto one = optimize_ascents(objective, settings);
-  ChainWork work{chains * (links * (one + 1) - 1), optimize_estimate(objective, settings)};
+ChainWork chained_optimize_work(const std::vector<std::vector<Objective>>& chains,
+                                const OptimizeSettings& settings) {
   // Every link after a chain's first has one more start, the previous link's optimum; one
-  // optimization runs at a time: the time adds up, the memory is one's.
+  // optimization runs at a time: the time adds up, the memory is the largest one's.
   auto warm = settings;
   warm.warm_starts.emplace_back();
-  const double later = optimize_estimate(objective, warm).seconds;
-  work.estimate.seconds = static_cast<double>(chains) *
-                          (work.estimate.seconds + static_cast<double>(links - 1) * later);
+  ChainWork work;
+  for (const auto& chain : chains) {
+    for (std::size_t link = 0; link < chain.size(); ++link) {
+      const auto& start = link == 0 ? settings : warm;
+      const auto one = optimize_estimate(chain[link], start);
+      work.ascents += optimize_ascents(chain[link], start);
+      work.estimate.seconds += one.seconds;
+      work.estimate.bytes = std::max(work.estimate.bytes, one.bytes);
+    }
+  }
   return work;
+}
+
+ChainWork optimize_work(const Objective& objective, const OptimizeSettings& settings) {
+  return chained_optimize_work({{objective}}, settings);
 }
 
 }  // namespace phasesim::theorems

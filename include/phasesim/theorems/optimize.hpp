@@ -68,15 +68,18 @@ std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings
 /// The time and memory optimize_gate is estimated to need (phasesim/core/budget.hpp).
 WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSettings& settings);
 
-/// The work of `chains` chains of `links` optimizations each (phase-diagram: one chain per N,
-/// one link per beta), every link after a chain's first warm-started from the one before:
+/// The work of chains of optimizations (phase-diagram: one chain per N, one link per beta, each
+/// link its own objective), every link after a chain's first warm-started from the one before:
 /// the ascents in all (the items the parallel loops report) and the time and peak memory.
 struct ChainWork {
   std::int64_t ascents = 0;
   WorkEstimate estimate;
 };
-ChainWork chained_optimize_work(const Objective& objective, const OptimizeSettings& settings,
-                                std::int64_t links = 1, std::int64_t chains = 1);
+ChainWork chained_optimize_work(const std::vector<std::vector<Objective>>& chains,
+                                const OptimizeSettings& settings);
+
+/// One optimization's work.
+ChainWork optimize_work(const Objective& objective, const OptimizeSettings& settings);
 
 /// The best one-hot gate: its slot and J; at ties (every slot, with uniform phase weights) the
 /// `preferred` slot, e.g. the optimum's heaviest, so that a table does not name slot 0 next
