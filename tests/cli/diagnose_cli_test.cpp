@@ -110,41 +110,35 @@ TEST_CASE("diagnose under the read path: any --threads writes the same JSON" *
 }
 
 // 2-token needles (docs/DIAGNOSE.md): W = 1, S = 2 puts each phase's needle in one entry, so
-// the fit is of beta alone (half a second); its accuracies are niah's analytic engine's at the
-// fitted beta. Several heads get no fit, and say why.
+// the fit is of beta alone (half a second), and with several heads of beta and where they sit;
+// its accuracies are niah's analytic engine's at the fitted beta.
 TEST_CASE("diagnose --needle-tokens 2: the fits are the analytic engine's, one head or several") {
   const TempDir dir("diagnose-two-tokens");
   const auto path = (dir / "t.csv").string();
   std::ofstream(path) << "group,successes,trials\n0,40,64\n1,30,64\n";
   const std::string geometry = " --window 1 --stride 2 --context 64 --needle-tokens 2";
-  const auto doc = run_json("diagnose " + path + geometry + " --replicates 99");
-  CHECK(doc["needle_tokens"] == 2);
-  REQUIRE(doc["fits"].size() == 1);
-  const auto& fit = doc["fits"][0];
-  CHECK(fit["assumption"] == "2-token needles, one head");
-  CHECK(fit["phases"][0]["weight_low"].is_null());  // one phase carries weight: no interval
-  const auto niah = run_json(
-      "niah --engine analytic --window 1 --stride 2 --context 64 "
-      "--needle-tokens 2 --groups 2 --beta " +
-      std::to_string(fit["beta"].get<double>()));
-  for (int p = 0; p < 2; ++p) {
-    CHECK(fit["phases"][p]["accuracy"].get<double>() ==
-          doctest::Approx(niah["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
-  }
+  // The fit of `heads` heads, its accuracies checked against the engine's at its beta.
+  const auto fit_of = [&](int heads) {
+    const auto heads_option = " --heads " + std::to_string(heads);
+    const auto doc = run_json("diagnose " + path + geometry + heads_option + " --replicates 99");
+    CHECK(doc["needle_tokens"] == 2);
+    REQUIRE(doc["fits"].size() == 1);
+    const auto fit = doc["fits"][0];
+    const auto niah = run_json("niah --engine analytic --groups 2" + geometry + heads_option +
+                               " --beta " + std::to_string(fit["beta"].get<double>()));
+    for (int p = 0; p < 2; ++p) {
+      CHECK(fit["phases"][p]["accuracy"].get<double>() ==
+            doctest::Approx(niah["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
+    }
+    return fit;
+  };
+  const auto one = fit_of(1);
+  CHECK(one["assumption"] == "2-token needles, one head");
+  CHECK(one["phases"][0]["weight_low"].is_null());  // one phase carries weight: no interval
   // Four one-hot heads: W = 1 gives them one phase to sit on (its one slot ends the block:
   // phase 1), and they read both phases' needles as the engine's four heads do.
-  const auto heads = run_json("diagnose " + path + geometry + " --heads 4 --replicates 99");
-  REQUIRE(heads["fits"].size() == 1);
-  const auto& by_heads = heads["fits"][0];
-  CHECK(by_heads["assumption"] == "2-token needles, one-hot heads");
-  CHECK(by_heads["phases"][0]["heads"] == 0);
-  CHECK(by_heads["phases"][1]["heads"] == 4);
-  const auto four = run_json(
-      "niah --engine analytic --window 1 --stride 2 --context 64 --heads 4 "
-      "--needle-tokens 2 --groups 2 --beta " +
-      std::to_string(by_heads["beta"].get<double>()));
-  for (int p = 0; p < 2; ++p) {
-    CHECK(by_heads["phases"][p]["accuracy"].get<double>() ==
-          doctest::Approx(four["groups"][p]["accuracy"].get<double>()).epsilon(1e-5));
-  }
+  const auto four = fit_of(4);
+  CHECK(four["assumption"] == "2-token needles, one-hot heads");
+  CHECK(four["phases"][0]["heads"] == 0);
+  CHECK(four["phases"][1]["heads"] == 4);
 }
