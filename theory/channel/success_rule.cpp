@@ -21,6 +21,11 @@ constexpr double kPieceSds = 2;
 // grid_success's (the tested error stays 5e-15; 3 made it 1e-13, 4 made it 4e-11), which made
 // the lock-in of dynamics at W 32 / S 8 about 1.2 times faster.
 constexpr double kNarrowDensityScales = 2;
+// A narrow step's own pieces: at most this many of its sd long, twice grid_success's. On a piece
+// of 4 sd, 16-point Gauss-Legendre integrates Phi((y - mean) / sd) and its density to about 1e-19
+// (the remainder's (32)th derivative of Phi is at most 1e17; 6 sd would make it 1e-13), so a
+// near-one-hot entry's 16 sd of live range take 4 pieces, not 8.
+constexpr double kNarrowStepSds = 4;
 // Node counts tried for the Gauss rule of M's density, and what it must meet on the test steps
 // (as an absolute error in E[g(M)]) against the composite rule it is made from.
 constexpr int kGaussNodes[] = {16, 24, 32, 40, 48, 64, 80, 96};
@@ -120,8 +125,8 @@ double integrate_narrow(const detail::MaximumRule& coarse, std::span<const detai
       coarse.starts.begin());
   if (piece < coarse.starts.size()) own.hi = coarse.starts[piece];
   const std::size_t first = piece * detail::kPieceNodes;
-  const auto rule =
-      detail::maximum_rule(own, narrow, kPieceSds * SuccessRule::kNarrowest, kNarrowDensityScales);
+  const auto rule = detail::maximum_rule(own, narrow, kPieceSds * SuccessRule::kNarrowest,
+                                         kNarrowDensityScales, kNarrowStepSds);
   double mass = own.lo > range.lo ? portable::exp(range.n * log_normal_cdf_double(own.lo)) : 0.0;
   mass += mass_of(rule);
   for (std::size_t j = first; j < coarse.weight.size(); ++j) mass += coarse.weight[j];
