@@ -66,24 +66,24 @@ struct PhaseSlots {
   }
 };
 
-PhaseSlots slots_by_phase(const Geometry& geometry) {
-  const auto stride = static_cast<std::size_t>(geometry.stride);
-  PhaseSlots result{std::vector<int>(static_cast<std::size_t>(geometry.window)),
-                    std::vector<std::size_t>(stride + 1, 0)};
-  for (int s = 0; s < geometry.window; ++s)
-    ++result.start[static_cast<std::size_t>(geometry.phase_of_slot(s)) + 1];
+// From the phase of each slot (PhaseGradients::phase), S phases.
+PhaseSlots slots_by_phase(std::span<const int> phase, int stride_phases) {
+  const auto stride = static_cast<std::size_t>(stride_phases);
+  PhaseSlots result{std::vector<int>(phase.size()), std::vector<std::size_t>(stride + 1, 0)};
+  for (int phi : phase) ++result.start[static_cast<std::size_t>(phi) + 1];
   for (std::size_t phi = 0; phi < stride; ++phi) {
     result.most = std::max(result.most, result.start[phi + 1]);
     result.start[phi + 1] += result.start[phi];
   }
   auto next = result.start;
-  for (int s = 0; s < geometry.window; ++s)
-    result.slots[next[static_cast<std::size_t>(geometry.phase_of_slot(s))]++] = s;
+  for (std::size_t s = 0; s < phase.size(); ++s)
+    result.slots[next[static_cast<std::size_t>(phase[s])]++] = static_cast<int>(s);
   return result;
 }
 
 PhaseGradients empty_phases(const Geometry& geometry) {
   PhaseGradients result;
+  result.phase.reserve(static_cast<std::size_t>(geometry.window));
   for (int s = 0; s < geometry.window; ++s) result.phase.push_back(geometry.phase_of_slot(s));
   result.slope.assign(static_cast<std::size_t>(geometry.window), 0.0);
   result.success.reserve(static_cast<std::size_t>(geometry.stride));
@@ -105,7 +105,7 @@ bool asked(std::span<const double> needed, std::size_t phi) {
 template <typename Coordinate>
 void each_phase(const Geometry& geometry, PhaseSuccess& success, Coordinate coordinate,
                 std::span<const double> needed, PhaseGradients& result) {
-  const auto by_phase = slots_by_phase(geometry);
+  const auto by_phase = slots_by_phase(result.phase, geometry.stride);
   std::vector<double> x(by_phase.most), before(by_phase.most), slope(by_phase.most);
   std::size_t size_before = 0;  // coordinates of the phase computed last (0: none yet)
   double p_before = 0;
@@ -152,7 +152,7 @@ PhaseGradients linear_phases(const Objective& objective, std::span<const double>
                              SuccessMemo* memo, std::span<const double> needed) {
   PhaseSuccess success(objective, channel::EntryLaw::linear, memo);
   auto result = empty_phases(objective.geometry);
-  const auto by_phase = slots_by_phase(objective.geometry);
+  const auto by_phase = slots_by_phase(result.phase, objective.geometry.stride);
   for (std::size_t phi = 0; phi + 1 < by_phase.start.size(); ++phi) {
     const auto slots = by_phase.of(phi);
     result.success.push_back(asked(needed, phi) ? 0.0 : std::numeric_limits<double>::quiet_NaN());
@@ -260,9 +260,12 @@ std::vector<double> normalized_phase_weights(std::span<const double> raw, int st
 
 ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights,
                                 SuccessMemo* memo) {
-  require(static_cast<int>(weights.size()) == objective.geometry.window,
-          "gate has " + counted(weights.size(), "weight") + ", the window needs " +
-              std::to_string(objective.geometry.window));
+  // The message built only on failure (an evaluation's other work at W = 128 is a few
+  // microseconds in the page).
+  if (static_cast<int>(weights.size()) != objective.geometry.window) {
+    throw InputError("gate has " + counted(weights.size(), "weight") + ", the window needs " +
+                     std::to_string(objective.geometry.window));
+  }
   const auto w = objective.weights();
   const auto phases =
       phases_of(objective, weights, memo, objective.every_phase ? std::span<const double>() : w);
