@@ -111,8 +111,8 @@ double mass_of(const detail::MaximumRule& rule) {
 // Coarse's nodes stop at the first of its pieces above every entry's live range (mean + kLive sd):
 // beyond it every factor is 1 within 6e-16 and every density below phi(8) / sd = 5e-15 / sd, on
 // M's mass there (2e-11 above 8 at N 32768), and P = mass - below takes neither sum's nodes, so
-// the node range M's upper tail held (8 to 9.8 at N 32768, a third of a locked-in call's nodes)
-// drops out of both.
+// the node range M's upper tail held (8 to 9.8 at N 32768, about a quarter of a locked-in call's
+// nodes) drops out of both.
 double integrate_narrow(const detail::MaximumRule& coarse, std::span<const detail::Step> narrow,
                         std::span<const detail::Step> entries, std::span<double> d_mean,
                         std::span<double> d_sd) {
