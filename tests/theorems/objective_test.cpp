@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -156,4 +157,32 @@ TEST_CASE("a memo keeps the quadrature's phases across evaluations: same J, fewe
     CHECK(kept.gradient == fresh.gradient);
   }
   CHECK(memo.computed.size() == 4);
+}
+
+TEST_CASE("a search's evaluation leaves out phases of weight 0 and reads alike phases once") {
+  // W = S = 8 (a table lookup a phase), a gate whose slots repeat their weights and phase weights
+  // with zeros: the search's J and gradient are bit for bit those that compute every phase, the
+  // phases of weight 0 are NaN, and every other phase is its own lookup, alike or not.
+  auto search = tabled(v4_objective(5.0));
+  search.geometry = {8, 8};
+  search.phase_weights = {1, 0, 2, 0, 1, 1, 0, 3};
+  CHECK_FALSE(search.every_phase);
+  auto every = search;
+  every.every_phase = true;
+  const std::vector<double> g = {0.3, 0.3, 0.1, 0.1, 0.1, 0.05, 0.05, 0.0};
+  const auto left_out = evaluate_weights(search, g);
+  const auto full = evaluate_weights(every, g);
+  CHECK(left_out.value == full.value);
+  CHECK(left_out.gradient == full.gradient);
+  const auto u = normalized_weights(gate_from_weights(g, "gate"));
+  const auto phases = search.tables->phases(EntryLaw::normalized, search.beta, search.entries);
+  for (std::size_t phi = 0; phi < 8; ++phi) {
+    CAPTURE(phi);
+    CHECK(full.per_phase[phi] == phases(std::vector<double>{std::min(u[phi], 1.0)}).probability);
+    if (search.phase_weights[phi] == 0) {
+      CHECK(std::isnan(left_out.per_phase[phi]));
+    } else {
+      CHECK(left_out.per_phase[phi] == full.per_phase[phi]);
+    }
+  }
 }

@@ -15,26 +15,27 @@ namespace {
 constexpr double kTailMass = 1e-18;
 // Beyond mean +- 8 sd a step Phi((y - mean)/sd) is 0 or 1 within 6e-16: it needs no nodes.
 constexpr double kLive = 8;
-// Inside its live range a step gets pieces at most 2 sd long (16 Gauss-Legendre nodes each,
-// exact for degree 31); the density of M pieces at most one of its scales long.
-constexpr double kPieceSds = 2;
+// Inside its live range a step gets pieces at most 2 sd long (maximum_rule's default; 16
+// Gauss-Legendre nodes each, exact for degree 31); the density of M pieces at most one of its
+// scales long.
 // Steps narrower than this are treated as this wide (a piece must move y by more than ulps).
 constexpr double kNarrowest = 1e-9;
 
 using Rule = boost::math::quadrature::gauss<double, kPieceNodes>;  // kPieceNodes points
 
 // The widest piece that may start at y, and where the next narrower requirement begins.
-double next_break(double y, double hi, double density_piece, std::span<const Step> steps) {
+double next_break(double y, double hi, double density_piece, std::span<const Step> steps,
+                  double step_sds) {
   double width = density_piece;
   for (const auto& s : steps) {
     if (y >= s.mean - kLive * s.sd && y < s.mean + kLive * s.sd) {
-      width = std::min(width, kPieceSds * s.sd);
+      width = std::min(width, step_sds * s.sd);
     }
   }
   double next = std::min(hi, y + width);
   for (const auto& s : steps) {
     const double start = s.mean - kLive * s.sd;
-    if (start > y && kPieceSds * s.sd < width) next = std::min(next, start);
+    if (start > y && step_sds * s.sd < width) next = std::min(next, start);
   }
   return next;
 }
@@ -49,7 +50,7 @@ MaximumRange maximum_range(std::int64_t distractors) {
 }
 
 MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps, double widest,
-                         double density_scales) {
+                         double density_scales, double step_sds) {
   const auto [n, log_n, lo, hi, median] = range;
   // The scale of M: about 1/median for large n (the maximum's spread), 1 for small n.
   const double density_piece = std::min(widest, density_scales / std::max(1.0, median));
@@ -58,7 +59,7 @@ MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps,
   MaximumRule nodes;
   nodes.range = range;
   for (double a = lo; a < hi;) {
-    const double b = next_break(a, hi, density_piece, steps);
+    const double b = next_break(a, hi, density_piece, steps, step_sds);
     nodes.starts.push_back(a);
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
     for (std::size_t i = 0; i < x.size(); ++i) {

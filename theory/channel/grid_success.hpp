@@ -19,7 +19,7 @@ struct Step {
 /// A composite Gauss-Legendre rule over M, the maximum of `distractors` N(0, 1), covering all
 /// but 1e-18 of its mass on each side: sum_j weight_j g(y_j) ~ E[g(M)]. Its pieces (16 nodes
 /// each) are at most `density_scales` scales of M long (1/median(M), at most 1), at most
-/// `widest`, and at most 2 sd within 8 sd of each step's mean.
+/// `widest`, and at most `step_sds` sd within 8 sd of each step's mean.
 /// What the rule takes from the distractor count alone: M's quantiles at 1e-18, 1 - 1e-18 and
 /// 1/2 (three erfc_inv, in long double: in WebAssembly that is binary128 in software, about as
 /// much as the rest of a 350-node rule), computed once by whoever builds many rules for one N.
@@ -39,11 +39,11 @@ struct MaximumRule {
 };
 MaximumRule maximum_rule(const MaximumRange& range, std::span<const Step> steps,
                          double widest = std::numeric_limits<double>::infinity(),
-                         double density_scales = 1);
+                         double density_scales = 1, double step_sds = 2);
 inline MaximumRule maximum_rule(std::int64_t distractors, std::span<const Step> steps,
                                 double widest = std::numeric_limits<double>::infinity(),
-                                double density_scales = 1) {
-  return maximum_rule(maximum_range(distractors), steps, widest, density_scales);
+                                double density_scales = 1, double step_sds = 2) {
+  return maximum_rule(maximum_range(distractors), steps, widest, density_scales, step_sds);
 }
 
 /// P(x_1, ..., x_m) = 1 - E[prod_s Phi((M - mean_s) / sd_s)], M the maximum of `distractors`

@@ -21,6 +21,11 @@ constexpr double kPieceSds = 2;
 // grid_success's (the tested error stays 5e-15; 3 made it 1e-13, 4 made it 4e-11), which made
 // the lock-in of dynamics at W 32 / S 8 about 1.2 times faster.
 constexpr double kNarrowDensityScales = 2;
+// A narrow step's own pieces: at most this many of its sd long, twice grid_success's. On a piece
+// of 4 sd, 16-point Gauss-Legendre integrates Phi((y - mean) / sd) and its density to about 1e-19
+// (the remainder's (32)th derivative of Phi is at most 1e17; 6 sd would make it 1e-13), so a
+// near-one-hot entry's 16 sd of live range take 4 pieces, not 8.
+constexpr double kNarrowStepSds = 4;
 // Node counts tried for the Gauss rule of M's density, and what it must meet on the test steps
 // (as an absolute error in E[g(M)]) against the composite rule it is made from.
 constexpr int kGaussNodes[] = {16, 24, 32, 40, 48, 64, 80, 96};
@@ -49,10 +54,10 @@ const detail::NormalTable& normal_table() {
   return table;
 }
 
-// The rule's sum of w prod_s Phi_s (P's complement) over nodes `first` on, and its sums for
-// dP/dmean_s and dP/dsd_s added to d_mean and d_sd. Per node: every factor, then the product of
-// all but entry s as prefix times suffix (no division: a factor may underflow to 0).
-double accumulate(const detail::MaximumRule& rule, std::size_t first,
+// The rule's sum of w prod_s Phi_s (P's complement) over nodes `first` to `last` (excluded), and
+// its sums for dP/dmean_s and dP/dsd_s added to d_mean and d_sd. Per node: every factor, then the
+// product of all but entry s as prefix times suffix (no division: a factor may underflow to 0).
+double accumulate(const detail::MaximumRule& rule, std::size_t first, std::size_t last,
                   std::span<const detail::Step> entries, std::span<double> d_mean,
                   std::span<double> d_sd) {
   const std::size_t m = entries.size();
@@ -61,7 +66,7 @@ double accumulate(const detail::MaximumRule& rule, std::size_t first,
   for (std::size_t s = 0; s < m; ++s) inverse_sd[s] = 1 / entries[s].sd;
   double below_all = 0;
   const auto& normal = normal_table();
-  for (std::size_t j = first; j < rule.y.size(); ++j) {
+  for (std::size_t j = first; j < last; ++j) {
     prefix[0] = 1;
     for (std::size_t s = 0; s < m; ++s) {
       f[s] = factor_at(normal, entries[s], inverse_sd[s], rule.y[j]);
@@ -86,7 +91,7 @@ double integrate(const detail::MaximumRule& rule, double mass,
                  std::span<double> d_sd) {
   std::fill(d_mean.begin(), d_mean.end(), 0.0);
   std::fill(d_sd.begin(), d_sd.end(), 0.0);
-  return std::clamp(mass - accumulate(rule, 0, entries, d_mean, d_sd), 0.0, 1.0);
+  return std::clamp(mass - accumulate(rule, 0, rule.y.size(), entries, d_mean, d_sd), 0.0, 1.0);
 }
 
 double mass_of(const detail::MaximumRule& rule) {
@@ -103,6 +108,11 @@ double mass_of(const detail::MaximumRule& rule) {
 // out 6 to 30% of the nodes a near-one-hot gate's phase cost (beta 5.3, u 0.97 to 0.999, N 1024
 // to 10^6: 240 to 370 nodes before, 210 to 300 after), at an error of the rule's own order
 // (kLive is grid_success's); above the steps, about half of the rest, M's density is coarse's.
+// Coarse's nodes stop at the first of its pieces above every entry's live range (mean + kLive sd):
+// beyond it every factor is 1 within 6e-16 and every density below phi(8) / sd = 5e-15 / sd, on
+// M's mass there (2e-11 above 8 at N 32768), and P = mass - below takes neither sum's nodes, so
+// the node range M's upper tail held (8 to 9.8 at N 32768, about a quarter of a locked-in call's
+// nodes) drops out of both.
 double integrate_narrow(const detail::MaximumRule& coarse, std::span<const detail::Step> narrow,
                         std::span<const detail::Step> entries, std::span<double> d_mean,
                         std::span<double> d_sd) {
@@ -120,15 +130,22 @@ double integrate_narrow(const detail::MaximumRule& coarse, std::span<const detai
       coarse.starts.begin());
   if (piece < coarse.starts.size()) own.hi = coarse.starts[piece];
   const std::size_t first = piece * detail::kPieceNodes;
-  const auto rule =
-      detail::maximum_rule(own, narrow, kPieceSds * SuccessRule::kNarrowest, kNarrowDensityScales);
+  double live = top;  // where the last entry's step is flat
+  for (const auto& e : entries) live = std::max(live, e.mean + kLive * e.sd);
+  const auto end_piece = static_cast<std::size_t>(
+      std::lower_bound(coarse.starts.begin() + static_cast<std::ptrdiff_t>(piece),
+                       coarse.starts.end(), live) -
+      coarse.starts.begin());
+  const std::size_t last = end_piece * detail::kPieceNodes;
+  const auto rule = detail::maximum_rule(own, narrow, kPieceSds * SuccessRule::kNarrowest,
+                                         kNarrowDensityScales, kNarrowStepSds);
   double mass = own.lo > range.lo ? portable::exp(range.n * log_normal_cdf_double(own.lo)) : 0.0;
   mass += mass_of(rule);
-  for (std::size_t j = first; j < coarse.weight.size(); ++j) mass += coarse.weight[j];
+  for (std::size_t j = first; j < last; ++j) mass += coarse.weight[j];
   std::fill(d_mean.begin(), d_mean.end(), 0.0);
   std::fill(d_sd.begin(), d_sd.end(), 0.0);
-  const double below_all =
-      accumulate(rule, 0, entries, d_mean, d_sd) + accumulate(coarse, first, entries, d_mean, d_sd);
+  const double below_all = accumulate(rule, 0, rule.y.size(), entries, d_mean, d_sd) +
+                           accumulate(coarse, first, last, entries, d_mean, d_sd);
   return std::clamp(mass - below_all, 0.0, 1.0);
 }
 

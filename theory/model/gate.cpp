@@ -413,6 +413,7 @@ std::vector<double> normalized_weights(const Gate& gate) {
   for (double w : gate.weights) sum_sq += w * w;
   const double norm = std::sqrt(sum_sq);
   std::vector<double> u;
+  u.reserve(gate.weights.size());
   for (double w : gate.weights) u.push_back(w / norm);
   return u;
 }

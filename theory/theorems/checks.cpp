@@ -178,8 +178,8 @@ ConcentrationCheck check_concentration(const Objective& objective,
     c.beta_star_heuristic =
         critical_beta(std::max<std::int64_t>(2, objective.entries / objective.top_k));
   }
-  c.k_star = equal_split_law(objective).k_star;
   c.optimum = optimize_gate(objective, settings.search, parallel);
+  c.k_star = c.optimum.k_star_predicted;  // equal_split_law's, computed there
   if (objective.model == RetentionModel::normalized) {
     c.max_weight_first_order = vertex_perturbation(objective).max_weight;
   }

@@ -184,7 +184,7 @@ Json OptimizeCommand::document(const GateOptimum& best) const {
   if (o.model == RetentionModel::normalized) {
     doc["max_weight_first_order"] = vertex_perturbation(o).max_weight;
   }
-  doc["equal_split_values"] = equal_split_law(o).value;
+  doc["equal_split_values"] = best.equal_split_values;
   doc["best_start"] = best.best_start;
   doc["starts"] = best.starts;
   doc["iterations"] = best.iterations;

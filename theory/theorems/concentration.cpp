@@ -144,10 +144,10 @@ VertexPerturbation vertex_perturbation(const Objective& objective) {
 }
 
 WorkEstimate concentration_report_estimate(const Objective& objective, bool beta_star) {
-  // The split law: one quadrature per phase with slots; the vertex: the one-hot J of every
-  // slot (two distinct phases each, best_onehot) and three more; beta*: about 40 of one entry.
+  // The vertex: the one-hot J of every slot (two distinct phases each, best_onehot) and three
+  // more; beta*: about 40 of one entry.
   const auto& g = objective.geometry;
-  const double quadratures = g.stride + 2.0 * g.window + 3 + (beta_star ? 40 : 0);
+  const double quadratures = 2.0 * g.window + 3 + (beta_star ? 40 : 0);
   return {quadratures * detail::kQuadrature, 0};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "phasesim/channel/channel.hpp"
@@ -65,70 +66,97 @@ struct PhaseSlots {
   }
 };
 
-PhaseSlots slots_by_phase(const Geometry& geometry) {
-  const auto stride = static_cast<std::size_t>(geometry.stride);
-  PhaseSlots result{std::vector<int>(static_cast<std::size_t>(geometry.window)),
-                    std::vector<std::size_t>(stride + 1, 0)};
-  for (int s = 0; s < geometry.window; ++s)
-    ++result.start[static_cast<std::size_t>(geometry.phase_of_slot(s)) + 1];
+// From the phase of each slot (PhaseGradients::phase), S phases.
+PhaseSlots slots_by_phase(std::span<const int> phase, int stride_phases) {
+  const auto stride = static_cast<std::size_t>(stride_phases);
+  PhaseSlots result{std::vector<int>(phase.size()), std::vector<std::size_t>(stride + 1, 0)};
+  for (int phi : phase) ++result.start[static_cast<std::size_t>(phi) + 1];
   for (std::size_t phi = 0; phi < stride; ++phi) {
     result.most = std::max(result.most, result.start[phi + 1]);
     result.start[phi + 1] += result.start[phi];
   }
   auto next = result.start;
-  for (int s = 0; s < geometry.window; ++s)
-    result.slots[next[static_cast<std::size_t>(geometry.phase_of_slot(s))]++] = s;
+  for (std::size_t s = 0; s < phase.size(); ++s)
+    result.slots[next[static_cast<std::size_t>(phase[s])]++] = static_cast<int>(s);
   return result;
 }
 
 PhaseGradients empty_phases(const Geometry& geometry) {
   PhaseGradients result;
+  result.phase.reserve(static_cast<std::size_t>(geometry.window));
   for (int s = 0; s < geometry.window; ++s) result.phase.push_back(geometry.phase_of_slot(s));
   result.slope.assign(static_cast<std::size_t>(geometry.window), 0.0);
   result.success.reserve(static_cast<std::size_t>(geometry.stride));
   return result;
 }
 
-// Every phase's P and slopes from its slots' coordinates coordinate(s), into `result`.
+// Whether phase phi's P is asked for: every phase's when `needed` (the phase weights of an
+// evaluation that reads only J) is empty, else those of weight above 0.
+bool asked(std::span<const double> needed, std::size_t phi) {
+  return needed.empty() || needed[phi] != 0;
+}
+
+// Every phase's P and slopes from its slots' coordinates coordinate(s), into `result`; a phase
+// not asked for gets P = NaN and slopes 0. A phase whose coordinates are, to the bit, those of
+// the phase computed before it takes that one's P and slopes: the same function of the same
+// numbers. Equal splits keep their slots equal to the bit all along their ascents (equal
+// coordinates get equal gradients), so at W = S = 128 such an evaluation has two distinct
+// phases, not 128.
 template <typename Coordinate>
 void each_phase(const Geometry& geometry, PhaseSuccess& success, Coordinate coordinate,
-                PhaseGradients& result) {
-  const auto by_phase = slots_by_phase(geometry);
-  std::vector<double> x(by_phase.most), slope(by_phase.most);
+                std::span<const double> needed, PhaseGradients& result) {
+  const auto by_phase = slots_by_phase(result.phase, geometry.stride);
+  std::vector<double> x(by_phase.most), before(by_phase.most), slope(by_phase.most);
+  std::size_t size_before = 0;  // coordinates of the phase computed last (0: none yet)
+  double p_before = 0;
   for (std::size_t phi = 0; phi + 1 < by_phase.start.size(); ++phi) {
     const auto slots = by_phase.of(phi);
-    for (std::size_t i = 0; i < slots.size(); ++i) x[i] = coordinate(slots[i]);
-    result.success.push_back(success({x.data(), slots.size()}, {slope.data(), slots.size()}));
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      result.slope[static_cast<std::size_t>(slots[i])] = slope[i];
+    if (!asked(needed, phi)) {
+      result.success.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
+    const std::size_t m = slots.size();
+    for (std::size_t i = 0; i < m; ++i) x[i] = coordinate(slots[i]);
+    const auto same_bits = [](double a, double b) {  // NaN never; 0 and -0 told apart
+      return a == b && std::signbit(a) == std::signbit(b);
+    };
+    if (m == 0 || m != size_before ||
+        !std::equal(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(m), before.begin(),
+                    same_bits)) {
+      p_before = success({x.data(), m}, {slope.data(), m});
+      std::swap(x, before);
+      size_before = m;
+    }
+    result.success.push_back(p_before);
+    for (std::size_t i = 0; i < m; ++i) result.slope[static_cast<std::size_t>(slots[i])] = slope[i];
   }
 }
 
 // P(phi) and dP(phi)/du_s in the normalized model (u = g/||g||); the chain rule to g is
 // PhaseGradients' (du_s/dg_t = (delta_st - u_s u_t)/||g||).
 PhaseGradients normalized_phases(const Objective& objective, std::span<const double> g,
-                                 SuccessMemo* memo) {
+                                 SuccessMemo* memo, std::span<const double> needed) {
   const auto u = normalized_weights(gate_from_weights({g.begin(), g.end()}, "gate"));
   PhaseSuccess success(objective, channel::EntryLaw::normalized, memo);
   auto result = empty_phases(objective.geometry);
   result.gate.assign(g.begin(), g.end());
   each_phase(
       objective.geometry, success,
-      [&](int s) { return std::min(u[static_cast<std::size_t>(s)], 1.0); }, result);
+      [&](int s) { return std::min(u[static_cast<std::size_t>(s)], 1.0); }, needed, result);
   return result;
 }
 
 // P(phi) = A_lin(c_phi), c_phi the largest weight of phi; the gradient flows to that
 // slot only (a subgradient at ties).
 PhaseGradients linear_phases(const Objective& objective, std::span<const double> g,
-                             SuccessMemo* memo) {
+                             SuccessMemo* memo, std::span<const double> needed) {
   PhaseSuccess success(objective, channel::EntryLaw::linear, memo);
   auto result = empty_phases(objective.geometry);
-  const auto by_phase = slots_by_phase(objective.geometry);
+  const auto by_phase = slots_by_phase(result.phase, objective.geometry.stride);
   for (std::size_t phi = 0; phi + 1 < by_phase.start.size(); ++phi) {
     const auto slots = by_phase.of(phi);
-    result.success.push_back(0.0);
-    if (slots.empty()) continue;
+    result.success.push_back(asked(needed, phi) ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+    if (slots.empty() || !asked(needed, phi)) continue;
     auto best = static_cast<std::size_t>(slots.front());
     for (int s : slots) {
       if (g[static_cast<std::size_t>(s)] > g[best]) best = static_cast<std::size_t>(s);
@@ -140,19 +168,34 @@ PhaseGradients linear_phases(const Objective& objective, std::span<const double>
 
 // Channel shares: slot s's entry has mean beta x_s and sd sqrt(1 - x_s) (n = 1, u = v = x).
 PhaseGradients channel_phases(const Objective& objective, std::span<const double> x,
-                              SuccessMemo* memo) {
+                              SuccessMemo* memo, std::span<const double> needed) {
   PhaseSuccess success(objective, channel::EntryLaw::shares, memo);
   auto result = empty_phases(objective.geometry);
   each_phase(
       objective.geometry, success,
-      [&](int s) { return std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0); }, result);
+      [&](int s) { return std::clamp(x[static_cast<std::size_t>(s)], 0.0, 1.0); }, needed, result);
   return result;
+}
+
+// P(phi) and slopes of the phases asked for (`needed`, as each_phase's), by the objective's model.
+PhaseGradients phases_of(const Objective& objective, std::span<const double> weights,
+                         SuccessMemo* memo, std::span<const double> needed) {
+  switch (objective.model) {
+    case RetentionModel::linear:
+      return linear_phases(objective, weights, memo, needed);
+    case RetentionModel::channels:
+      return channel_phases(objective, weights, memo, needed);
+    case RetentionModel::normalized:
+      break;
+  }
+  return normalized_phases(objective, weights, memo, needed);
 }
 
 }  // namespace
 
 Objective tabled(Objective objective) {
   if (!objective.tables) objective.tables = std::make_shared<channel::SuccessTables>();
+  objective.every_phase = false;
   return objective;
 }
 
@@ -217,13 +260,20 @@ std::vector<double> normalized_phase_weights(std::span<const double> raw, int st
 
 ObjectiveValue evaluate_weights(const Objective& objective, std::span<const double> weights,
                                 SuccessMemo* memo) {
-  require(static_cast<int>(weights.size()) == objective.geometry.window,
-          "gate has " + counted(weights.size(), "weight") + ", the window needs " +
-              std::to_string(objective.geometry.window));
+  // The message built only on failure (an evaluation's other work at W = 128 is a few
+  // microseconds in the page).
+  if (static_cast<int>(weights.size()) != objective.geometry.window) {
+    throw InputError("gate has " + counted(weights.size(), "weight") + ", the window needs " +
+                     std::to_string(objective.geometry.window));
+  }
   const auto w = objective.weights();
-  const auto phases = phase_gradients(objective, weights, memo);
+  const auto phases =
+      phases_of(objective, weights, memo, objective.every_phase ? std::span<const double>() : w);
   ObjectiveValue result{0.0, phases.success, phases.weighted_gradient(w)};
-  for (std::size_t phi = 0; phi < w.size(); ++phi) result.value += w[phi] * phases.success[phi];
+  // A phase of weight 0 adds 0 (and its P, left out, is NaN).
+  for (std::size_t phi = 0; phi < w.size(); ++phi) {
+    if (w[phi] != 0) result.value += w[phi] * phases.success[phi];
+  }
   return result;
 }
 
@@ -251,15 +301,7 @@ double PhaseGradients::derivative(int phi, int t) const {
 
 PhaseGradients phase_gradients(const Objective& objective, std::span<const double> weights,
                                SuccessMemo* memo) {
-  switch (objective.model) {
-    case RetentionModel::linear:
-      return linear_phases(objective, weights, memo);
-    case RetentionModel::channels:
-      return channel_phases(objective, weights, memo);
-    case RetentionModel::normalized:
-      break;
-  }
-  return normalized_phases(objective, weights, memo);
+  return phases_of(objective, weights, memo, {});
 }
 
 ObjectiveValue evaluate_logits(const Objective& objective, std::span<const double> logits) {

@@ -249,7 +249,9 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
   optimum.objective = at.value;
   optimum.per_phase = at.per_phase;
   optimum.summary = summarize_gate(optimum.gate);
-  optimum.k_star_predicted = equal_split_law(exact).k_star;
+  auto split = equal_split_law(exact);
+  optimum.k_star_predicted = split.k_star;
+  optimum.equal_split_values = std::move(split.value);
   std::tie(optimum.onehot_slot, optimum.onehot_objective) =
       best_onehot(exact, optimum.summary.argmax);
   return optimum;

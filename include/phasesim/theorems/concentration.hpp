@@ -48,8 +48,9 @@ struct VertexPerturbation {
 VertexPerturbation vertex_perturbation(const Objective& objective);
 
 /// The time of what optimize's and the concentration check's reports add to the optimization
-/// (by quadrature, exact): the equal-split law, the vertex's first-order weight and, with
-/// `beta_star`, beta*(N). WorkEstimate's seconds; no memory to speak of.
+/// (by quadrature, exact): the vertex's first-order weight and, with `beta_star`, beta*(N) (the
+/// equal-split law is the optimization's: GateOptimum::equal_split_values). WorkEstimate's
+/// seconds; no memory to speak of.
 WorkEstimate concentration_report_estimate(const Objective& objective, bool beta_star);
 
 }  // namespace phasesim::theorems

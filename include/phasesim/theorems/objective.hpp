@@ -49,6 +49,11 @@ struct Objective {
   /// their threads. The searches (optimize, dynamics, T3's joint training) set them: tabled().
   /// The tables hold the argmax channel: with top_k > 1 every phase is integrated.
   std::shared_ptr<channel::SuccessTables> tables;
+  /// Whether an evaluation of J computes P(phi) of the phases of weight 0 too (per_phase). Such
+  /// a phase adds exactly 0 to J and its gradient, so the searches, which read only those, leave
+  /// it out (tabled()), and its per_phase is NaN: T2 re-weighted onto one phase (the page's)
+  /// then evaluates that phase alone.
+  bool every_phase = true;
 
   /// Throws InputError (naming the CLI options) on bad parameters.
   void validate() const;
@@ -56,7 +61,8 @@ struct Objective {
   std::vector<double> weights() const;
 };
 
-/// The objective reading P(phi) from success tables: its own, or new ones when it has none.
+/// The objective the searches evaluate: P(phi) from success tables (its own, or new ones when it
+/// has none), phases of weight 0 left out (every_phase false).
 Objective tabled(Objective objective);
 
 /// Phase weights from the user's --weights list: S finite non-negative numbers, not all

@@ -48,7 +48,10 @@ struct GateOptimum {
   int onehot_slot = 0;
   GateSummary summary;
   int k_star_predicted = 1;  ///< equal-split law (THEORY.md, T1b)
-  std::string best_start;    ///< which start led to the optimum
+  /// The equal-split law's J of k phases, k = 1.. (equal_split_law's values, computed once with
+  /// k_star_predicted: S quadratures, 128 at HCA's W = S = 128).
+  std::vector<double> equal_split_values;
+  std::string best_start;  ///< which start led to the optimum
   int starts = 0;
   int iterations = 0;  ///< summed over starts
 };
