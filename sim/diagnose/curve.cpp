@@ -70,7 +70,10 @@ double PhaseCurve::operator()(double u) const {
   return std::clamp((*read_)(std::asin(std::clamp(u, 0.0, max_u_))), 0.0, 1.0);
 }
 
-double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+namespace {
+
+double token_read_at(const FitInput& input, const Gate& gate, double beta, int phi,
+                     channel::ReadAccuracy accuracy) {
   if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return 0;
   channel::HeadRead read;
   read.entries = input.entries;
@@ -79,10 +82,20 @@ double token_read(const FitInput& input, const Gate& gate, double beta, int phi)
   read.beta = beta;
   read.index_beta = beta;
   const Geometry geometry{input.window, input.stride};
-  const auto values =
-      channel::needle_read_values(channel::needle_stages(geometry, gate, gate, read, phi, 2));
+  const auto values = channel::needle_read_values(
+      channel::needle_stages(geometry, gate, gate, read, phi, 2), accuracy);
   return (1 - input.window_share) * values.front().retrieved +
          input.window_share * values.back().retrieved;
+}
+
+}  // namespace
+
+double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+  return token_read_at(input, gate, beta, phi, channel::ReadAccuracy::exact);
+}
+
+double token_table_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+  return token_read_at(input, gate, beta, phi, channel::ReadAccuracy::table);
 }
 
 }  // namespace phasesim::diagnose::detail

@@ -168,7 +168,7 @@ class TokenCurve {
     }
     if (first_ >= 0) y[static_cast<std::size_t>(first_)] = a;
     if (second_ >= 0) y[static_cast<std::size_t>(second_)] = b;
-    return detail::token_read(input, fit_gate(input, weights_of(l, y)), beta, phi_);
+    return detail::token_table_read(input, fit_gate(input, weights_of(l, y)), beta, phi_);
   }
 
   // One spline in the angle per radius (none without a partner: values_ is the column).
