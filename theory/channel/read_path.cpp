@@ -2,9 +2,11 @@
 #include "phasesim/channel/read_path.hpp"
 
 #include <algorithm>
+#include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -190,6 +192,115 @@ struct OthersLaw {
         quantiles(d.quantiles({1e-14, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1 - 1e-14})) {}
 };
 
+// The table read's fixed rule over an order statistic's range: 16-point Gauss-Legendre on each
+// piece between finer quantiles, each node's weight times the density and times the binomial
+// P(exactly k - 1 above) computed once a kept set (they do not depend on the needle). A piece
+// where some place turns sharply (its sd below the piece's width, its mean within 8 sd) is
+// integrated adaptively instead: a step or a sharp turn inside a piece is what a fixed rule
+// misses.
+struct FixedRule {
+  struct Piece {
+    double a, b;
+    std::size_t first;  // its nodes: first to first + kNodes
+  };
+  static constexpr std::size_t kNodes = 10;
+  std::vector<Piece> pieces;
+  std::vector<double> nodes, density, binomial;
+
+  FixedRule(const detail::OrderLaw& d, const std::vector<double>& points) {
+    using Gauss = boost::math::quadrature::gauss<double, kNodes>;
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+      const double half = (points[i + 1] - points[i]) / 2, mid = (points[i + 1] + points[i]) / 2;
+      if (!(half > 0)) continue;
+      pieces.push_back({points[i], points[i + 1], nodes.size()});
+      for (std::size_t g = 0; g < Gauss::abscissa().size(); ++g) {
+        for (const double sign : {-1.0, 1.0}) {
+          const double x = mid + sign * half * Gauss::abscissa()[g];
+          nodes.push_back(x);
+          density.push_back(half * Gauss::weights()[g] * portable::exp(d.log_density(x)));
+          binomial.push_back(half * Gauss::weights()[g] * d.binomial(x));
+        }
+      }
+    }
+  }
+
+  // The integral over the rule's range: `term(i)` summed on a smooth piece's nodes; elsewhere
+  // `f` (the integrand, density included) adaptively, split at the places' means and +-3 sd.
+  template <class Term, class F>
+  double sum(std::initializer_list<const Extreme*> laws, double tolerance, Term term, F f) const {
+    double total = 0;
+    for (const auto& piece : pieces) {
+      std::vector<double> points{piece.a, piece.b};
+      bool smooth = true, steps = true;  // steps: only deterministic places turn here
+      for (const auto* law : laws) {
+        for (const auto& e : law->places) {
+          const double gap = std::max({0.0, piece.a - e.mean, e.mean - piece.b});
+          if (e.sd >= piece.b - piece.a || gap > 8 * e.sd) continue;
+          smooth = false;
+          steps = steps && e.sd == 0;
+          for (double k : {-3.0, 0.0, 3.0}) {
+            const double v = e.mean + k * e.sd;
+            if (v > piece.a && v < piece.b) points.push_back(v);
+          }
+        }
+      }
+      if (smooth) {
+        for (std::size_t i = piece.first; i < piece.first + kNodes; ++i) total += term(i);
+        continue;
+      }
+      std::sort(points.begin(), points.end());
+      if (!steps) {
+        total += over_pieces(points, tolerance, f);
+        continue;
+      }
+      for (std::size_t i = 0; i + 1 < points.size(); ++i) {  // smooth between the steps
+        if (points[i] < points[i + 1])
+          total += boost::math::quadrature::gauss<double, kNodes>::integrate(f, points[i],
+                                                                             points[i + 1]);
+      }
+    }
+    return total;
+  }
+};
+
+constexpr std::initializer_list<double> kFineQuantiles{1e-14, 1e-8,     1e-3,     0.1,      0.5,
+                                                       0.9,   1 - 1e-3, 1 - 1e-8, 1 - 1e-14};
+
+// The fixed rule of D = D_(j+1) of the n others for stage 1 (table read): over D's range, then
+// up to D_(j)'s upper end, past which P(N(v) = j) <= P(D_(j) > v) is below 1e-14. None for j = 0,
+// whose binomial Phi(v)^n does not vanish above.
+std::optional<FixedRule> stage_one_rule(std::int64_t n, std::int64_t j) {
+  if (j < 1) return std::nullopt;
+  const detail::OrderLaw d(static_cast<double>(n), j + 1, true);
+  auto points = d.quantiles(kFineQuantiles);
+  const double top = detail::OrderLaw(static_cast<double>(n), j, true).range(1e-14).second;
+  if (top > points.back()) points.push_back(top);
+  return FixedRule(d, points);
+}
+
+// Stage 1 of a kept set on the fixed rule (table read): kept_below_count's two integrals, the
+// second over the dropped places' density, and a deterministic dropped place's atom.
+double kept_below_fixed(const Extreme& kept, const Extreme& dropped, const FixedRule& rule,
+                        const detail::OrderLaw& d, double tolerance) {
+  const auto above = [&](double v) { return 1 - kept.below(v); };
+  const bool any = !dropped.places.empty();
+  double p = rule.sum(
+      {&kept, &dropped}, tolerance,
+      [&](std::size_t i) {
+        const double v = rule.nodes[i];
+        const double binomial = any ? rule.binomial[i] * dropped.density(v) : 0.0;
+        return above(v) * (rule.density[i] * dropped.below(v) + binomial);
+      },
+      [&](double v) {
+        const double binomial = any ? d.binomial(v) * dropped.density(v) : 0.0;
+        return above(v) * (portable::exp(d.log_density(v)) * dropped.below(v) + binomial);
+      });
+  if (std::isfinite(dropped.atom())) {
+    p += dropped.atom_mass() * above(dropped.atom()) * d.binomial(dropped.atom());
+  }
+  return std::clamp(p, 0.0, 1.0);
+}
+
 // P(exactly the places S of the needle's compressed places pass stage 1) (read_path.hpp), for
 // j = k - |S| below the others' count n. With x = min_S, y = max of the dropped places and D =
 // D_(j+1): P(x > max(D, y)) - E[1{x > y} B(y; j - 1)] =
@@ -197,7 +308,7 @@ struct OthersLaw {
 // whose integrands need no incomplete beta (theory/THEORY.md, "The read path").
 double kept_below_count(const Extreme& kept, const Extreme& dropped, const OthersLaw& law,
                         double tolerance) {
-  const auto& d = law.d;  // D = D_(j+1)
+  const auto& d = law.d;        // D = D_(j+1)
   auto points = law.quantiles;  // D's range holds all but 2e-14 of f_D
   const double lo = points.front(), hi = points.back();
   for (const auto* e : {&kept, &dropped}) {  // steps of deterministic places, and their spread
@@ -258,13 +369,24 @@ struct Tied {
     for (std::size_t i = 0; i < out.size(); ++i) out[i].mean += ties[i] * r;
     return out;
   }
-  // A factor that moves one place only is that place's own noise: N(mean + t R, sd^2) over R
-  // is N(mean, sd^2 + t^2), with no integral over R (the table read's).
-  void fold_single_tie() {
-    if (std::count_if(ties.begin(), ties.end(), [](double t) { return t != 0; }) != 1) return;
+  // The table read's simplifications. A tie or an sd below 1e-9 (a gate's rounding: weights
+  // equal but for their last bits) is none: a place of sd 1e-17 is a step that the adaptive
+  // pieces around it would miss, and moving a place by 1e-8 moves a probability by less than
+  // 1e-8 times a density. A factor that moves one place only is that place's own noise:
+  // N(mean + t R, sd^2) over R is N(mean, sd^2 + t^2), with no integral over R.
+  void simplify() {
+    constexpr double kNone = 1e-9;
     for (std::size_t i = 0; i < ties.size(); ++i) {
-      laws[i].sd = std::hypot(laws[i].sd, ties[i]);
-      ties[i] = 0;
+      if (std::abs(ties[i]) < kNone) ties[i] = 0;
+    }
+    if (std::count_if(ties.begin(), ties.end(), [](double t) { return t != 0; }) == 1) {
+      for (std::size_t i = 0; i < ties.size(); ++i) {
+        laws[i].sd = std::hypot(laws[i].sd, ties[i]);
+        ties[i] = 0;
+      }
+    }
+    for (auto& law : laws) {
+      if (law.sd < kNone) law.sd = 0;
     }
   }
   // Where f(R) may kink or step: deterministic logits crossing one another or the floor.
@@ -285,7 +407,7 @@ struct Tied {
 // E[f(R)], R ~ N(0, 1) (f(0) when nothing is tied): adaptive Gauss-Kronrod between the
 // crossings and +-0, 3, 9.
 template <class F>
-double over_factor(const Tied& needle, double floor, double tolerance, F f) {
+double over_factor(const Tied& needle, double floor, const Precision& precision, F f) {
   if (!needle.tied()) return f(0.0);
   auto points = needle.crossings(floor);
   std::erase_if(points, [](double r) { return !(std::abs(r) < kReach); });
@@ -295,7 +417,7 @@ double over_factor(const Tied& needle, double floor, double tolerance, F f) {
   for (std::size_t i = 0; i + 1 < points.size(); ++i) {
     if (!(points[i] < points[i + 1])) continue;
     auto g = [&](double r) { return portable::exp(log_normal_pdf(r)) * f(r); };
-    sum += integrate(g, points[i], points[i + 1], tolerance, kFactorDepth);
+    sum += integrate(g, points[i], points[i + 1], precision.factor, kFactorDepth);
   }
   return sum;
 }
@@ -308,10 +430,13 @@ double kept_over_factor(const Tied& kept, const Tied& dropped, std::int64_t k, s
   if (j < 0 || j > n || (j == n && dropped.laws.empty())) return 0;
   std::optional<OthersLaw> law;  // D_(j+1)
   if (j < n) law.emplace(n, j + 1, precision.fast);
+  std::optional<FixedRule> rule;
+  if (j < n && precision.fast) rule = stage_one_rule(n, j);
   Tied all = kept;
   for (std::size_t i = 0; i < dropped.laws.size(); ++i) all.add(dropped.laws[i], dropped.ties[i]);
-  return over_factor(all, -kInfinity, precision.factor, [&](double r) {
+  return over_factor(all, -kInfinity, precision, [&](double r) {
     const Extreme x{kept.at(r), true, precision.fast}, y{dropped.at(r), false, precision.fast};
+    if (rule) return kept_below_fixed(x, y, *rule, law->d, precision.piece);
     return law ? kept_below_count(x, y, *law, precision.piece)
                : kept_all_others(x, y, n, precision.piece);
   });
@@ -320,11 +445,18 @@ double kept_over_factor(const Tied& kept, const Tied& dropped, std::int64_t k, s
 // The table read's stage 2: P(max X > max(M, floor)), M the maximum of `against` iid N(0, 1)
 // (`rival` its law), = the integral over M's density above the floor of 1 - P(max X <= y), plus
 // the atom P(M <= floor) (1 - P(max X <= floor)).
-double stage_two(const Extreme& needle, const std::optional<OthersLaw>& rival, double floor,
-                 double tolerance) {
+double stage_two(const Extreme& needle, const std::optional<OthersLaw>& rival,
+                 const std::optional<FixedRule>& rule, double floor, double tolerance) {
   const bool floored = std::isfinite(floor);
   const double atom = floored ? 1 - needle.below(floor) : 1.0;
   if (!rival) return atom;  // no distractor
+  if (rule && !floored) {
+    const double p = rule->sum(
+        {&needle}, tolerance,
+        [&](std::size_t i) { return rule->density[i] * (1 - needle.below(rule->nodes[i])); },
+        [&](double y) { return portable::exp(rival->d.log_density(y)) * (1 - needle.below(y)); });
+    return std::clamp(p, 0.0, 1.0);
+  }
   auto points = rival->quantiles;
   const double lo = floored ? std::max(points.front(), floor) : points.front();
   const double hi = points.back();
@@ -345,15 +477,18 @@ double stage_two(const Extreme& needle, const std::optional<OthersLaw>& rival, d
 // Stage 2 of the kept places and a variant's raw tokens against `against` others.
 double read_kept(Tied all, std::int64_t against, double floor, const Precision& precision) {
   if (!precision.fast) {
-    return over_factor(all, floor, precision.factor, [&](double r) {
-      return needle_success_above(all.at(r), against, floor);
-    });
+    return over_factor(all, floor, precision,
+                       [&](double r) { return needle_success_above(all.at(r), against, floor); });
   }
-  all.fold_single_tie();
+  all.simplify();
   std::optional<OthersLaw> rival;
-  if (against > 0) rival.emplace(against, 1, true);
-  return over_factor(all, floor, precision.factor, [&](double r) {
-    return stage_two({all.at(r), false, true}, rival, floor, precision.piece);
+  std::optional<FixedRule> rule;
+  if (against > 0) {
+    rival.emplace(against, 1, true);
+    rule.emplace(rival->d, rival->d.quantiles(kFineQuantiles));
+  }
+  return over_factor(all, floor, precision, [&](double r) {
+    return stage_two({all.at(r), false, true}, rival, rule, floor, precision.piece);
   });
 }
 
@@ -374,7 +509,7 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
     PHASESIM_EXPECT(!e.raw);
     selection.add(e.selection, e.selection_tie);
   }
-  if (precision.fast) selection.fold_single_tie();
+  if (precision.fast) selection.simplify();
   std::vector<TwoStageValue> values(variants.size());
   for (std::uint32_t set = 0; set < (1u << m); ++set) {
     if (!selects && set + 1 != (1u << m)) continue;  // every entry passes
@@ -399,7 +534,8 @@ std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> ent
         all.add(raw[t], t < variants[v].raw_tie.size() ? variants[v].raw_tie[t] : 0.0);
       if (all.laws.empty()) continue;
       values[v].selected += p;
-      values[v].retrieved += p * read_kept(all, others + variants[v].raw_haystack, floor, precision);
+      values[v].retrieved +=
+          p * read_kept(all, others + variants[v].raw_haystack, floor, precision);
     }
   }
   for (auto& v : values) {
