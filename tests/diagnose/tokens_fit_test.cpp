@@ -163,3 +163,34 @@ TEST_CASE("diagnose of 2-token needles: the surfaces of W = S = 4 and W 8 / S 4"
     }
   }
 }
+
+TEST_CASE(
+    "diagnose of 2-token needles: a V4.1-like table (uniform gate, top-k, a window) refits "
+    "to equal weights" *
+    doctest::test_suite("statistics")) {
+  // niah --engine analytic -W 2 -S 2 --needle-tokens 2 --gates uniform --beta 3 -L 2048
+  // --top-k 64 --sliding-window 32 (0.880 aligned, 0.152 straddling), as counts of 10^5
+  // trials a group: the read path's tables refit beta and a gate whose intervals hold the
+  // uniform one. Measured: beta 3.000 [2.995, 3.007], weights 0.711 and 0.704, each interval
+  // [0.671, 0.741]; 11 s of CPU.
+  auto spec = two_tokens(2, "uniform", 3);
+  spec.context = 2048;
+  spec.read.top_k = 64;
+  spec.read.sliding_window = 32;
+  const auto table = exact_counts(spec, 100000);
+  auto architecture = known(spec);
+  architecture.top_k = 64;
+  architecture.sliding_window = 32;
+  const auto d = diagnose::diagnose(table, architecture, Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  const auto& fit = d.fits.front().fit;
+  CHECK(fit.beta_low <= 3);
+  CHECK(fit.beta_high.value_or(40) >= 3);
+  const double uniform = 1 / std::sqrt(2.0);
+  for (const auto& p : fit.phases) {
+    CHECK(*p.weight == doctest::Approx(uniform).epsilon(0.01));
+    CHECK(*p.weight_low <= uniform);
+    CHECK(*p.weight_high >= uniform);
+  }
+  CHECK(fit.deviance < 0.05);
+}

@@ -2,6 +2,7 @@
 #include "phasesim/channel/read_path.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/beta.hpp>
@@ -192,23 +193,24 @@ struct OthersLaw {
         quantiles(d.quantiles({1e-14, 1e-6, 0.1, 0.5, 0.9, 1 - 1e-6, 1 - 1e-14})) {}
 };
 
-// The table read's fixed rule over an order statistic's range: 16-point Gauss-Legendre on each
+// The table read's fixed rule over an order statistic's range: 10-point Gauss-Legendre on each
 // piece between finer quantiles, each node's weight times the density and times the binomial
 // P(exactly k - 1 above) computed once a kept set (they do not depend on the needle). A piece
-// where some place turns sharply (its sd below the piece's width, its mean within 8 sd) is
-// integrated adaptively instead: a step or a sharp turn inside a piece is what a fixed rule
-// misses.
+// where some place turns sharply (its sd below the piece's width, its mean within 8 sd) is cut
+// at that place's mean and +-1.5, 3, 5, 8 sd, where its CDF is smooth on each part's scale (a
+// step, sd 0, at its mean only), and each part read by the same rule with the density computed.
 struct FixedRule {
   struct Piece {
     double a, b;
     std::size_t first;  // its nodes: first to first + kNodes
   };
   static constexpr std::size_t kNodes = 10;
+  using Gauss = boost::math::quadrature::gauss<double, kNodes>;
+  static constexpr std::array<double, 9> kBands{-8, -5, -3, -1.5, 0, 1.5, 3, 5, 8};
   std::vector<Piece> pieces;
   std::vector<double> nodes, density, binomial;
 
   FixedRule(const detail::OrderLaw& d, const std::vector<double>& points) {
-    using Gauss = boost::math::quadrature::gauss<double, kNodes>;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
       const double half = (points[i + 1] - points[i]) / 2, mid = (points[i + 1] + points[i]) / 2;
       if (!(half > 0)) continue;
@@ -227,36 +229,27 @@ struct FixedRule {
   // The integral over the rule's range: `term(i)` summed on a smooth piece's nodes; elsewhere
   // `f` (the integrand, density included) adaptively, split at the places' means and +-3 sd.
   template <class Term, class F>
-  double sum(std::initializer_list<const Extreme*> laws, double tolerance, Term term, F f) const {
+  double sum(std::initializer_list<const Extreme*> laws, Term term, F f) const {
     double total = 0;
     for (const auto& piece : pieces) {
       std::vector<double> points{piece.a, piece.b};
-      bool smooth = true, steps = true;  // steps: only deterministic places turn here
       for (const auto* law : laws) {
         for (const auto& e : law->places) {
           const double gap = std::max({0.0, piece.a - e.mean, e.mean - piece.b});
           if (e.sd >= piece.b - piece.a || gap > 8 * e.sd) continue;
-          smooth = false;
-          steps = steps && e.sd == 0;
-          for (double k : {-3.0, 0.0, 3.0}) {
+          for (const double k : kBands) {
             const double v = e.mean + k * e.sd;
             if (v > piece.a && v < piece.b) points.push_back(v);
           }
         }
       }
-      if (smooth) {
+      if (points.size() == 2) {
         for (std::size_t i = piece.first; i < piece.first + kNodes; ++i) total += term(i);
         continue;
       }
       std::sort(points.begin(), points.end());
-      if (!steps) {
-        total += over_pieces(points, tolerance, f);
-        continue;
-      }
-      for (std::size_t i = 0; i + 1 < points.size(); ++i) {  // smooth between the steps
-        if (points[i] < points[i + 1])
-          total += boost::math::quadrature::gauss<double, kNodes>::integrate(f, points[i],
-                                                                             points[i + 1]);
+      for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+        if (points[i] < points[i + 1]) total += Gauss::integrate(f, points[i], points[i + 1]);
       }
     }
     return total;
@@ -281,11 +274,11 @@ std::optional<FixedRule> stage_one_rule(std::int64_t n, std::int64_t j) {
 // Stage 1 of a kept set on the fixed rule (table read): kept_below_count's two integrals, the
 // second over the dropped places' density, and a deterministic dropped place's atom.
 double kept_below_fixed(const Extreme& kept, const Extreme& dropped, const FixedRule& rule,
-                        const detail::OrderLaw& d, double tolerance) {
+                        const detail::OrderLaw& d) {
   const auto above = [&](double v) { return 1 - kept.below(v); };
   const bool any = !dropped.places.empty();
   double p = rule.sum(
-      {&kept, &dropped}, tolerance,
+      {&kept, &dropped},
       [&](std::size_t i) {
         const double v = rule.nodes[i];
         const double binomial = any ? rule.binomial[i] * dropped.density(v) : 0.0;
@@ -436,7 +429,7 @@ double kept_over_factor(const Tied& kept, const Tied& dropped, std::int64_t k, s
   for (std::size_t i = 0; i < dropped.laws.size(); ++i) all.add(dropped.laws[i], dropped.ties[i]);
   return over_factor(all, -kInfinity, precision, [&](double r) {
     const Extreme x{kept.at(r), true, precision.fast}, y{dropped.at(r), false, precision.fast};
-    if (rule) return kept_below_fixed(x, y, *rule, law->d, precision.piece);
+    if (rule) return kept_below_fixed(x, y, *rule, law->d);
     return law ? kept_below_count(x, y, *law, precision.piece)
                : kept_all_others(x, y, n, precision.piece);
   });
@@ -452,7 +445,7 @@ double stage_two(const Extreme& needle, const std::optional<OthersLaw>& rival,
   if (!rival) return atom;  // no distractor
   if (rule && !floored) {
     const double p = rule->sum(
-        {&needle}, tolerance,
+        {&needle},
         [&](std::size_t i) { return rule->density[i] * (1 - needle.below(rule->nodes[i])); },
         [&](double y) { return portable::exp(rival->d.log_density(y)) * (1 - needle.below(y)); });
     return std::clamp(p, 0.0, 1.0);
