@@ -194,3 +194,23 @@ TEST_CASE(
   }
   CHECK(fit.deviance < 0.05);
 }
+
+TEST_CASE(
+    "diagnose of 2-token needles: W = S = 4, the engine's table at a known gate refits to it" *
+    doctest::test_suite("statistics")) {
+  // Four phases carry weight: beta and three free weights for four accuracies (saturated). By
+  // the argmax at L = 2048, where the surfaces are cheap. Measured: beta 3.000 [2.997, 3.003],
+  // weights within 1e-4 of (1, 2, 3, 4) / sqrt(30), deviance 4e-7; 47 s of CPU.
+  auto spec = two_tokens(4, "weights:1,2,3,4", 3);
+  spec.context = 2048;
+  const auto table = exact_counts(spec, 1000000);
+  const auto d = diagnose::diagnose(table, known(spec), Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  const auto& fit = d.fits.front().fit;
+  CHECK(fit.beta == doctest::Approx(3).epsilon(2e-3));
+  for (std::size_t p = 0; p < 4; ++p) {
+    CHECK(*fit.phases[p].weight ==
+          doctest::Approx(static_cast<double>(p + 1) / std::sqrt(30.0)).epsilon(5e-3));
+  }
+  CHECK(fit.deviance < 0.05);
+}
