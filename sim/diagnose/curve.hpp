@@ -46,7 +46,7 @@ double phase_success(const channel::PhaseSlots& slots, double u, double beta,
 /// (channel/needle_read.hpp: the one read the engine and the 2-token fits share).
 double token_read(const FitInput& input, const Gate& gate, double beta, int phi);
 
-/// The same read at the tables' accuracy (channel::ReadAccuracy::table: within 1e-9 of
+/// The same read at the tables' accuracy (channel::ReadAccuracy::table: within 2e-9 of
 /// token_read, far cheaper): what the 2-token fit tabulates; its fitted accuracies are
 /// token_read's.
 double token_table_read(const FitInput& input, const Gate& gate, double beta, int phi);

@@ -402,8 +402,12 @@ namespace {
 // W = S every kind) and none for a phase whose mirror made it. Two phases carrying weight add
 // the weight intervals' 13 betas. A node is the needle's read at the table accuracy, its cost
 // set by the entries that hold the needle: measured (BM_TokenRead, one core, N = 32768, beta 5)
-// 2.6, 9.8 and 32 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
-// times an entry; by the argmax a third of that.
+// 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
+// times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 47 s of CPU).
+// Measured fits against it (one thread): W = S = 2, top-k 64, L = 2048: 11 s (12 s estimated);
+// W = S = 4 by the argmax, L = 2048: 47 s (62 s); W = S = 4, top-k 512, L = 131072: see
+// docs/DIAGNOSE.md. The 4 h limit stays: it refuses what would run past a working day by
+// mistake (W 16 / S 4 under top-k: 9 h), and V4's W 8 / S 4 now falls well inside it.
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   const int window = *a.window, stride = *a.stride;
   const Geometry geometry{window, stride};
@@ -412,7 +416,7 @@ WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   for (int phi = 0; phi < stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
   const double full = active <= 1 ? 45 : active == 2 ? 2256 * 1.3 : 135702;
   const double half = active <= 1 ? 45 : active == 2 ? 1150 * 1.3 : 68979;
-  const double entry = a.top_k || a.sliding_window > 0 ? 0.0027 : 0.0009;
+  const double entry = a.top_k || a.sliding_window > 0 ? 0.0017 : 0.0002;
   double seconds = 0;
   for (int phi = 0; phi < stride; ++phi) {
     const bool aligned = window == stride && phi + 1 < stride;
