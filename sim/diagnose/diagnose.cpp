@@ -405,8 +405,8 @@ namespace {
 // 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
 // times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 47 s of CPU).
 // Measured fits against it (one thread): W = S = 2, top-k 64, L = 2048: 11 s (12 s estimated);
-// W = S = 4 by the argmax, L = 2048: 47 s (62 s); W = S = 4, top-k 512, L = 131072: see
-// docs/DIAGNOSE.md. The 4 h limit stays: it refuses what would run past a working day by
+// W = S = 4 by the argmax, L = 2048: 47 s (62 s); W = S = 4, top-k 512, L = 131072: 394 s
+// (528 s). The 4 h limit stays: it refuses what would run past a working day by
 // mistake (W 16 / S 4 under top-k: 9 h), and V4's W 8 / S 4 now falls well inside it.
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   const int window = *a.window, stride = *a.stride;

@@ -272,27 +272,10 @@ class TokenSlice {
   // gains less than 1e-10.
   std::pair<std::vector<double>, double> best() const {
     const auto& active = layout_.active;
-    const auto k = static_cast<double>(active.size());
-    std::pair<std::vector<double>, double> found{{}, -std::numeric_limits<double>::infinity()};
-    // From the uniform point and, with more than two phases (where rotations one plane at a
-    // time can stall on a ridge far from the answer), from each phase holding 0.6 of the norm.
-    for (int lead = -1; lead < (active.size() > 2 ? static_cast<int>(active.size()) : 0); ++lead) {
-      std::vector<double> y(input_.phases.size(), 0.0);
-      for (std::size_t i = 0; i < active.size(); ++i) {
-        const double share = lead < 0 ? 1 / k : static_cast<int>(i) == lead ? 0.6 : 0.4 / (k - 1);
-        y[static_cast<std::size_t>(active[i])] = std::sqrt(share);
-      }
-      const double value = climb(y);
-      if (value > found.second) found = {y, value};
+    std::vector<double> y(input_.phases.size(), 0.0);
+    for (int p : active) {
+      y[static_cast<std::size_t>(p)] = 1 / std::sqrt(static_cast<double>(active.size()));
     }
-    return found;
-  }
-
- private:
-  // Rotations of each pair of active coordinates from y, swept until a sweep gains less than
-  // 1e-10: the log-likelihood reached.
-  double climb(std::vector<double>& y) const {
-    const auto& active = layout_.active;
     double value = log_likelihood(y);
     for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
       const double before = value;
@@ -304,9 +287,10 @@ class TokenSlice {
       }
       if (value - before < 1e-10) break;
     }
-    return value;
+    return {y, value};
   }
 
+ private:
   double rotate(std::vector<double>& y, std::size_t i, std::size_t j, double value) const {
     const double radius = std::hypot(y[i], y[j]);
     if (radius == 0) return value;

@@ -200,7 +200,8 @@ TEST_CASE(
     doctest::test_suite("statistics")) {
   // Four phases carry weight: beta and three free weights for four accuracies (saturated). By
   // the argmax at L = 2048, where the surfaces are cheap. Measured: beta 3.000 [2.997, 3.003],
-  // weights within 1e-4 of (1, 2, 3, 4) / sqrt(30), deviance 4e-7; 47 s of CPU.
+  // weights within 1e-4 of (1, 2, 3, 4) / sqrt(30), deviance 4e-7; 47 s of CPU. (Beta 3 is a
+  // point of the profile's scan; at beta 5 the fit misses: docs/DIAGNOSE.md.)
   auto spec = two_tokens(4, "weights:1,2,3,4", 3);
   spec.context = 2048;
   const auto table = exact_counts(spec, 1000000);
