@@ -1,12 +1,16 @@
 // What diagnose costs, on one thread: the per-phase success by the channel's quadrature
 // against the channel's fast integral and spline, a whole one-head fit and the period tests
-// of a V4-like table (8 groups of 256 prompts, W = 8, S = 4, N = 32768).
+// of a V4-like table (8 groups of 256 prompts, W = 8, S = 4, N = 32768), and a node of the
+// 2-token fit's tables: the read of a 2-token needle, exact (the engine's) against the table
+// accuracy, under top-k 512 with a 128-token window at N = 32768 (args: W, phase, exact 1 /
+// table 0; W = S = 4: phase 0 one entry, 3 two; W 8 / S 4: phase 0 two, 3 three).
 //   build/phasesim_diagnose_benchmarks
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
 #include "phasesim/channel/channel.hpp"
+#include "phasesim/channel/needle_read.hpp"
 #include "phasesim/channel/success_curve.hpp"
 #include "phasesim/diagnose/fit.hpp"
 #include "phasesim/stats/period.hpp"
@@ -68,8 +72,35 @@ void BM_PeriodTests(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(test_periods(table, PeriodOptions{}, Parallel{1}));
 }
 
+void BM_TokenRead(benchmark::State& state) {
+  const auto window = static_cast<int>(state.range(0));
+  const Geometry geometry{window, 4};
+  Gate gate;
+  gate.spec = "bench";
+  for (int s = 0; s < window; ++s) gate.weights.push_back(0.4 - 0.1 * (s % 4));
+  HeadRead read;
+  read.entries = kEntries;
+  read.top_k = 512;
+  read.sliding_window = 128;
+  read.beta = read.index_beta = 5;
+  const auto stages =
+      needle_stages(geometry, gate, gate, read, static_cast<int>(state.range(1)), 2);
+  const auto accuracy = state.range(2) != 0 ? ReadAccuracy::exact : ReadAccuracy::table;
+  for (auto _ : state) benchmark::DoNotOptimize(needle_read_values(stages, accuracy));
+}
+
 }  // namespace
 
+BENCHMARK(BM_TokenRead)
+    ->Args({4, 0, 1})
+    ->Args({4, 0, 0})
+    ->Args({4, 3, 1})
+    ->Args({4, 3, 0})
+    ->Args({8, 0, 1})
+    ->Args({8, 0, 0})
+    ->Args({8, 3, 1})
+    ->Args({8, 3, 0})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ChannelQuadrature)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DiagnoseIntegral)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SuccessCurveSpline)->Unit(benchmark::kMicrosecond);

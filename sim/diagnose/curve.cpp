@@ -75,8 +75,10 @@ double PhaseCurve::operator()(double u) const {
   return std::clamp((*read_)(std::asin(std::clamp(u, 0.0, max_u_))), 0.0, 1.0);
 }
 
-std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gate, double beta,
-                                          int phi) {
+namespace {
+
+std::array<double, 2> token_reads_at(const FitInput& input, const Gate& gate, double beta, int phi,
+                                     channel::ReadAccuracy accuracy) {
   if (input.phases[static_cast<std::size_t>(phi)].slots.holding == 0) return {0, 0};
   channel::HeadRead read;
   read.entries = input.entries;
@@ -85,14 +87,28 @@ std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gat
   read.beta = beta;
   read.index_beta = beta;
   const Geometry geometry{input.window, input.stride};
-  const auto values =
-      channel::needle_read_values(channel::needle_stages(geometry, gate, gate, read, phi, 2));
+  const auto values = channel::needle_read_values(
+      channel::needle_stages(geometry, gate, gate, read, phi, 2), accuracy);
   return {values.front().retrieved, values.back().retrieved};
 }
 
+double mixed(const FitInput& input, const std::array<double, 2>& reads) {
+  return (1 - input.window_share) * reads[0] + input.window_share * reads[1];
+}
+
+}  // namespace
+
+std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gate, double beta,
+                                          int phi) {
+  return token_reads_at(input, gate, beta, phi, channel::ReadAccuracy::exact);
+}
+
 double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
-  const auto [far, window] = token_read_variants(input, gate, beta, phi);
-  return (1 - input.window_share) * far + input.window_share * window;
+  return mixed(input, token_read_variants(input, gate, beta, phi));
+}
+
+double token_table_read(const FitInput& input, const Gate& gate, double beta, int phi) {
+  return mixed(input, token_reads_at(input, gate, beta, phi, channel::ReadAccuracy::table));
 }
 
 }  // namespace phasesim::diagnose::detail

@@ -413,26 +413,43 @@ DiagnosedArchitecture resolve_architecture(const CountTable& table, const Diagno
 namespace {
 
 // The 2-token fit tabulates, at each beta of the profile (its scan of 13 from 0 to 40, then
-// about 30 near the answer), each kind of phase (two with W = S: aligned and straddling; else
-// one a phase): a value when one phase carries weight, a curve of 21 + 3 ceil(beta) nodes when
-// two do, a surface of its square when more do (2256 and 135702 nodes over the profile). A node
-// is the analytic engine's read of the needle: measured about 0.012 s by section 4's argmax and
-// 0.15 s under top-k 512 with a window (one core; W = S = 2: 40 s CPU for the argmax's fit).
+// about 30 near the answer), each kind of phase: a value when one phase carries weight, a curve
+// of 21 + 3 ceil(beta) nodes when two do, a surface of its square when more do (2256 and 135702
+// nodes over the profile), half of it where the kind is its own mirror (tokens_fit.cpp: with
+// W = S every kind) and none for a phase whose mirror made it. Two phases carrying weight add
+// the weight intervals' 13 betas. A node is the needle's read at the table accuracy, its cost
+// set by the entries that hold the needle: measured (BM_TokenRead, one core, N = 32768, beta 5)
+// 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
+// times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 47 s of CPU).
+// Measured fits against it (one thread): W = S = 2, top-k 64, L = 2048: 11 s (12 s estimated);
+// W = S = 4 by the argmax, L = 2048: 47 s (62 s); W = S = 4, top-k 512, L = 131072: 394 s
+// (528 s). The 4 h limit stays: it refuses what would run past a working day by
+// mistake (W 16 / S 4 under top-k: 9 h), and V4's W 8 / S 4 now falls well inside it.
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
-  const Geometry geometry{*a.window, *a.stride};
+  const int window = *a.window, stride = *a.stride;
+  const Geometry geometry{window, stride};
+  const auto holders = token_holders(a, stride);
   int active = 0;
-  for (int phi = 0; phi < *a.stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
-  const double kinds = *a.window == *a.stride ? std::min(2, *a.stride) : *a.stride;
-  const double nodes = active <= 1 ? 45 : active == 2 ? 2256 : 135702;
-  const double node_seconds = a.top_k || a.sliding_window > 0 ? 0.15 : 0.012;
-  const double seconds = kinds * nodes * node_seconds;
+  for (int phi = 0; phi < stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
+  const double full = active <= 1 ? 45 : active == 2 ? 2256 * 1.3 : 135702;
+  const double half = active <= 1 ? 45 : active == 2 ? 1150 * 1.3 : 68979;
+  const double entry = a.top_k || a.sliding_window > 0 ? 0.0017 : 0.0002;
+  double seconds = 0;
+  for (int phi = 0; phi < stride; ++phi) {
+    const bool aligned = window == stride && phi + 1 < stride;
+    if (aligned && phi > 0) continue;  // the aligned phases are alike
+    const int mirror = ((-2 - phi - window) % stride + stride) % stride;
+    if (window != stride && mirror < phi) continue;  // its mirror's table
+    const bool symmetric = window == stride || mirror == phi;
+    seconds += (symmetric ? half : full) * entry *
+               std::pow(3.5, holders[static_cast<std::size_t>(phi)] - 1);
+  }
   require(seconds <= kMaxTokenFitSeconds,
           "invalid --needle-tokens 2 for this architecture (the fit would take about " +
               format_fixed(seconds / 3600, 1) + " h on one core: it tabulates " +
               std::to_string(active) + " phases' weights two at a time; allowed: up to " +
               format_fixed(kMaxTokenFitSeconds / 3600, 0) +
-              " h: two phases carrying weight, e.g. W = S = 2, or more without --top-k and "
-              "--sliding-window)");
+              " h: fewer phases carrying weight, or fewer entries holding a needle)");
   return {seconds, 0};
 }
 

@@ -99,7 +99,8 @@ std::vector<double> weights_of(const Layout& l, const std::vector<double>& y) {
 // the radius, angle).
 class TokenCurve {
  public:
-  TokenCurve(const FitInput& input, const Layout& l, int phi, double beta, const Parallel& parallel)
+  TokenCurve(const FitInput& input, const Layout& l, int phi, double beta, bool symmetric,
+             const Parallel& parallel)
       : phi_(phi) {
     const int partner = l.partner[static_cast<std::size_t>(phi)];
     const bool own = l.slots[static_cast<std::size_t>(phi)] > 0;
@@ -118,22 +119,30 @@ class TokenCurve {
       return;
     }
     values_.resize(static_cast<std::size_t>(radial_ * angular_));
-    parallel_for(
-        Parallel{parallel.threads, {}, parallel.stop}, radial_ * angular_, [&](std::int64_t k) {
-          const auto [a, b] = point(static_cast<int>(k / angular_), static_cast<int>(k % angular_));
-          values_[static_cast<std::size_t>(k)] = node(input, l, beta, a, b);
-        });
+    // A symmetric table reads its angles up to pi/4 and mirrors the rest.
+    const int read = symmetric && angular_ > 1 ? (angular_ + 1) / 2 : angular_;
+    parallel_for(Parallel{parallel.threads, {}, parallel.stop}, radial_ * read,
+                 [&](std::int64_t k) {
+                   const auto i = static_cast<int>(k / read), j = static_cast<int>(k % read);
+                   const auto [a, b] = point(i, j);
+                   values_[static_cast<std::size_t>(i * angular_ + j)] = node(input, l, beta, a, b);
+                 });
+    for (int i = 0; i < radial_; ++i) {
+      for (int j = read; j < angular_; ++j) {
+        values_[static_cast<std::size_t>(i * angular_ + j)] =
+            values_[static_cast<std::size_t>(i * angular_ + angular_ - 1 - j)];
+      }
+    }
     build();
   }
 
-  double operator()(const std::vector<double>& y) const {
-    if (constant_) return *constant_;
-    const double a = y[static_cast<std::size_t>(first_)];
-    const double b = second_ >= 0 ? y[static_cast<std::size_t>(second_)] : 0.0;
-    return (*this)(a, b);
-  }
+  /// The coordinates it reads: its own (or its partner's) and its partner's (-1: none).
+  int first() const { return first_; }
+  int second() const { return second_; }
 
+  /// Its success at coordinates a (first) and b (second).
   double operator()(double a, double b) const {
+    if (constant_) return *constant_;
     const double radius = std::min(1.0, std::hypot(a, b));
     const double psi = second_ >= 0 ? std::atan2(b, a) : 0.0;
     std::vector<double> column;
@@ -168,7 +177,7 @@ class TokenCurve {
     }
     if (first_ >= 0) y[static_cast<std::size_t>(first_)] = a;
     if (second_ >= 0) y[static_cast<std::size_t>(second_)] = b;
-    return detail::token_read(input, fit_gate(input, weights_of(l, y)), beta, phi_);
+    return detail::token_table_read(input, fit_gate(input, weights_of(l, y)), beta, phi_);
   }
 
   // One spline in the angle per radius (none without a partner: values_ is the column).
@@ -190,21 +199,49 @@ class TokenCurve {
   std::vector<Spline> rows_;
 };
 
-// The model at one beta: one table per kind of phase (with W = S every aligned phase is alike).
+// The needle at phase phi read backwards: the window reflected (slot s to W - 1 - s) takes
+// phase p to -1 - p - W (mod S), so the needle over phases (phi, phi + 1) becomes the one over
+// (phi', phi' + 1), phi' = -2 - phi - W (mod S), its two weights swapped (its factor R to -R,
+// a law alike). Both phases then read one table: F_phi'(a, b) = F_phi(b, a); phi' = phi: F is
+// symmetric.
+int mirror_of(int phi, int window, int stride) {
+  return ((-2 - phi - window) % stride + stride) % stride;
+}
+
+// The model at one beta: one table per kind of phase (with W = S every aligned phase is alike;
+// a phase and its mirror share one).
 class TokenSlice {
  public:
   TokenSlice(const FitInput& input, double beta, const Parallel& parallel)
       : input_(input), layout_(layout_of(input)) {
     std::map<int, std::size_t> made;
     const auto stride = static_cast<int>(input.phases.size());
+    const auto both = [&](int phi) {  // a 2-D table: its own slot and its partner's
+      const auto i = static_cast<std::size_t>(phi);
+      return layout_.slots[i] > 0 && layout_.partner[i] >= 0;
+    };
     for (int phi = 0; phi < stride; ++phi) {
       const bool aligned = input.window == input.stride && phi + 1 < stride;
-      const int kind = aligned ? -1 : phi;
+      const int mirror = mirror_of(phi, input.window, stride);
+      const bool shared = both(phi) && both(mirror);
+      const int kind = aligned ? -1 : shared ? std::min(phi, mirror) : phi;
       if (!made.count(kind)) {
         made[kind] = curves_.size();
-        curves_.emplace_back(input, layout_, phi, beta, parallel);
+        const bool symmetric = input.window == input.stride || (shared && mirror == phi);
+        curves_.emplace_back(input, layout_, phi, beta, symmetric, parallel);
       }
-      kind_.push_back(made[kind]);
+      const auto& curve = curves_[made[kind]];
+      // Swapped where the table was made at the mirror (the aligned phases are symmetric).
+      const bool swap = !aligned && shared && kind != phi;
+      const int first = curve.first() < 0 ? -1
+                        : swap            ? layout_.partner[static_cast<std::size_t>(phi)]
+                        : aligned         ? phi
+                                          : curve.first();
+      const int second = curve.second() < 0 ? -1
+                         : swap             ? phi
+                         : aligned          ? layout_.partner[static_cast<std::size_t>(phi)]
+                                            : curve.second();
+      uses_.push_back({made[kind], first, second});
     }
   }
 
@@ -213,7 +250,11 @@ class TokenSlice {
   std::vector<double> success(const std::vector<double>& y) const {
     std::vector<double> p;
     for (std::size_t phi = 0; phi < input_.phases.size(); ++phi) {
-      p.push_back(input_.phases[phi].slots.holding == 0 ? 0.0 : curves_[kind_[phi]](y));
+      const auto& use = uses_[phi];
+      const auto at = [&](int c) { return c < 0 ? 0.0 : y[static_cast<std::size_t>(c)]; };
+      p.push_back(input_.phases[phi].slots.holding == 0
+                      ? 0.0
+                      : curves_[use.curve](at(use.first), at(use.second)));
     }
     return p;
   }
@@ -270,8 +311,12 @@ class TokenSlice {
 
   const FitInput& input_;
   Layout layout_;
+  struct Use {
+    std::size_t curve;
+    int first, second;  // the coordinates a phase's table reads (-1: none)
+  };
   std::vector<TokenCurve> curves_;
-  std::vector<std::size_t> kind_;
+  std::vector<Use> uses_;
 };
 
 // y from phase weights of any scale.

@@ -1,10 +1,15 @@
-// The read path's quadrature (channel/read_path.hpp) against closed forms.
+// The read path's quadrature (channel/read_path.hpp) against closed forms, and its table
+// accuracy against its exact read.
 #include "phasesim/channel/read_path.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
+
+#include "phasesim/channel/needle_read.hpp"
 
 using namespace phasesim::channel;
 
@@ -144,4 +149,51 @@ TEST_CASE("two stages, 2-token needles: experiments/v41-mechanism/preset_fit.py'
   const double read = two_stage_success(flat, {131070, 512, 128, 0.0}).retrieved;
   CHECK(read == doctest::Approx(0.8948095847666089).epsilon(1e-5));
   CHECK(std::abs(read - 0.894811320341) < 1e-9);
+}
+
+TEST_CASE("the table read is within 2e-9 of the exact read, steps and corners included") {
+  // diagnose's 2-token tables read at ReadAccuracy::table (read_path.hpp). W = S = 4: the aligned
+  // needle (one entry) and the straddling one (two tied entries), gates over the quarter circle
+  // of their two slots' weights, corners (one slot alone, sd 0) and the diagonal (u = 1 but for
+  // the last bits) included, far from the query and in the window. Measured over 420 gates
+  // (radii 0.5 to 1, 7 angles, both phases, betas 2, 5, 9, both N): at most 1.3e-9.
+  using namespace phasesim;
+  const Geometry geometry{4, 4};
+  for (const std::int64_t entries : {512, 32768}) {
+    HeadRead read;
+    read.entries = entries;
+    read.top_k = entries == 512 ? 16 : 512;
+    read.sliding_window = entries == 512 ? 16 : 128;
+    for (const double beta : {2.0, 6.0}) {
+      read.beta = read.index_beta = beta;
+      for (const double r : {0.8, 0.999, 1.0}) {
+        for (const int j : {0, 3, 6}) {
+          // the exact read's time (0.1 s at N = 512, 0.15 s at 32768)
+          if (entries > 512 ? beta < 6 || r < 1 || j == 6 : beta > 2 || (r == 0.8 && j != 3))
+            continue;
+          const double psi = std::numbers::pi / 2 * j / 6;
+          const double a = r * std::cos(psi), b = r * std::sin(psi);
+          const double rest = std::sqrt(std::max(0.0, 1 - r * r) / 2);
+          for (const int phi : {0, 3}) {  // phi 0: slots 0 and 1; phi 3: slots 3 and 0
+            Gate gate;
+            gate.spec = "test";
+            gate.weights = phi == 0 ? std::vector<double>{a, b, rest, rest}
+                                    : std::vector<double>{b, rest, rest, a};
+            const auto stages = needle_stages(geometry, gate, gate, read, phi, 2);
+            const auto exact = needle_read_values(stages);
+            const auto table = needle_read_values(stages, ReadAccuracy::table);
+            for (std::size_t v = 0; v < exact.size(); ++v) {
+              CAPTURE(entries);
+              CAPTURE(beta);
+              CAPTURE(r);
+              CAPTURE(j);
+              CAPTURE(phi);
+              CHECK(std::abs(table[v].selected - exact[v].selected) < 2e-9);
+              CHECK(std::abs(table[v].retrieved - exact[v].retrieved) < 2e-9);
+            }
+          }
+        }
+      }
+    }
+  }
 }

@@ -466,10 +466,11 @@ TEST_CASE("diagnose fit under the read path: an analytic niah table with top-k a
     CHECK(fitted == doctest::Approx(windowed[p].accuracy).epsilon(0.2));
   }
 
-  // 2-token needles over four weighted phases under top-k: the fit's surfaces would take hours,
-  // and its estimate refuses before any work.
+  // 2-token needles over four weighted phases under top-k: the fit's surfaces, read at the table
+  // accuracy, are minutes (they were hours, and refused, at the exact read); the fit itself is
+  // tokens_fit_test.cpp's.
   known.needle_tokens = 2;
-  CHECK_THROWS_WITH_AS(diagnose::fit_estimate(table, known),
-                       doctest::Contains("invalid --needle-tokens 2 for this architecture"),
-                       InputError);
+  const double seconds = diagnose::fit_estimate(table, known).seconds;
+  CHECK(seconds > 60);
+  CHECK(seconds < 1800);
 }

@@ -166,3 +166,82 @@ TEST_CASE("diagnose of 2-token needles: one-hot heads' table refits to their bet
     CHECK(fit.phases[p].accuracy == doctest::Approx(engine[p].accuracy).epsilon(1e-3));
   }
 }
+
+TEST_CASE("diagnose of 2-token needles: the surfaces of W = S = 4 and W 8 / S 4") {
+  // Four phases carry weight: each kind of phase is a surface in its two phases' coordinates,
+  // read at the table accuracy; with W = S the aligned phases share one (each read at its own
+  // coordinates), and a phase and its mirror share one (W 8 / S 4: phases 0 and 2, the
+  // coordinates swapped). By the argmax at N = 512, where a node is cheap. Measured: within
+  // 7.2e-8 (and 1.9e-6 under top-k 16 with a 16-token window).
+  for (const int window : {4, 8}) {
+    FitInput input;
+    input.entries = 512;
+    input.window = window;
+    input.stride = 4;
+    input.needle_tokens = 2;
+    for (int phi = 0; phi < 4; ++phi) {
+      const int holding = window == 4 ? (phi == 3 ? 2 : 1) : (phi == 3 ? 3 : 2);
+      input.phases.push_back({100, 1000, {holding, window / 4}});
+    }
+    const std::vector<double> u{0.1, 0.6, 0.05, 0.25};
+    const auto direct = two_token_success(input, u, 2);
+    const auto table = two_token_tabulated(input, u, 2, Parallel{});
+    for (std::size_t p = 0; p < 4; ++p) {
+      CAPTURE(window);
+      CAPTURE(p);
+      CHECK(std::abs(table[p] - direct[p]) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE(
+    "diagnose of 2-token needles: a V4.1-like table (uniform gate, top-k, a window) refits "
+    "to equal weights" *
+    doctest::test_suite("statistics")) {
+  // niah --engine analytic -W 2 -S 2 --needle-tokens 2 --gates uniform --beta 3 -L 2048
+  // --top-k 64 --sliding-window 32 (0.880 aligned, 0.152 straddling), as counts of 10^5
+  // trials a group: the read path's tables refit beta and a gate whose intervals hold the
+  // uniform one. Measured: beta 3.000 [2.995, 3.007], weights 0.711 and 0.704, each interval
+  // [0.671, 0.741]; 11 s of CPU.
+  auto spec = two_tokens(2, "uniform", 3);
+  spec.context = 2048;
+  spec.read.top_k = 64;
+  spec.read.sliding_window = 32;
+  const auto table = exact_counts(spec, 100000);
+  auto architecture = known(spec);
+  architecture.top_k = 64;
+  architecture.sliding_window = 32;
+  const auto d = diagnose::diagnose(table, architecture, Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  const auto& fit = d.fits.front().fit;
+  CHECK(fit.beta_low <= 3);
+  CHECK(fit.beta_high.value_or(40) >= 3);
+  const double uniform = 1 / std::sqrt(2.0);
+  for (const auto& p : fit.phases) {
+    CHECK(*p.weight == doctest::Approx(uniform).epsilon(0.01));
+    CHECK(*p.weight_low <= uniform);
+    CHECK(*p.weight_high >= uniform);
+  }
+  CHECK(fit.deviance < 0.05);
+}
+
+TEST_CASE(
+    "diagnose of 2-token needles: W = S = 4, the engine's table at a known gate refits to it" *
+    doctest::test_suite("statistics")) {
+  // Four phases carry weight: beta and three free weights for four accuracies (saturated). By
+  // the argmax at L = 2048, where the surfaces are cheap. Measured: beta 3.000 [2.997, 3.003],
+  // weights within 1e-4 of (1, 2, 3, 4) / sqrt(30), deviance 4e-7; 47 s of CPU. (Beta 3 is a
+  // point of the profile's scan; at beta 5 the fit misses: docs/DIAGNOSE.md.)
+  auto spec = two_tokens(4, "weights:1,2,3,4", 3);
+  spec.context = 2048;
+  const auto table = exact_counts(spec, 1000000);
+  const auto d = diagnose::diagnose(table, known(spec), Parallel{});
+  REQUIRE(d.fits.size() == 1);
+  const auto& fit = d.fits.front().fit;
+  CHECK(fit.beta == doctest::Approx(3).epsilon(2e-3));
+  for (std::size_t p = 0; p < 4; ++p) {
+    CHECK(*fit.phases[p].weight ==
+          doctest::Approx(static_cast<double>(p + 1) / std::sqrt(30.0)).epsilon(5e-3));
+  }
+  CHECK(fit.deviance < 0.05);
+}

@@ -77,8 +77,8 @@ NeedleStages needle_stages(const Geometry& geometry, const Gate& gate, const Gat
   return needle_stages(geometry, {gate, laws}, {index_gate, index_laws}, read, phi, tokens);
 }
 
-std::vector<TwoStageValue> needle_read_values(const NeedleStages& stages) {
-  return two_stage_variants(stages.places, stages.rest, stages.variants);
+std::vector<TwoStageValue> needle_read_values(const NeedleStages& stages, ReadAccuracy accuracy) {
+  return two_stage_variants(stages.places, stages.rest, stages.variants, accuracy);
 }
 
 }  // namespace phasesim::channel

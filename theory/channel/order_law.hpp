@@ -31,8 +31,9 @@ struct OrderLaw {
   double n;
   std::int64_t k;
   double log_choose = 0;  ///< log C(n - 1, k - 1)
+  bool fast = false;      ///< log Phi in double (log_normal_cdf_double): diagnose's tables
 
-  OrderLaw(double n_, std::int64_t k_) : n(n_), k(k_) {
+  OrderLaw(double n_, std::int64_t k_, bool fast_ = false) : n(n_), k(k_), fast(fast_) {
     for (std::int64_t i = 1; i < k; ++i) {
       log_choose += portable::log((n - static_cast<double>(k) + static_cast<double>(i)) /
                                   static_cast<double>(i));
@@ -41,8 +42,11 @@ struct OrderLaw {
   /// log of Q(y)^(k - 1) Phi(y)^(n - k + 1 - extra): the density's powers (extra 1) and the
   /// binomial's (extra 0).
   double log_powers(double y, std::int64_t extra) const {
-    const double above = k > 1 ? static_cast<double>(k - 1) * log_normal_cdf(-y) : 0.0;
-    return above + (n - static_cast<double>(k - 1 + extra)) * log_normal_cdf(y);
+    const auto log_cdf = [this](double x) {
+      return fast ? log_normal_cdf_double(x) : log_normal_cdf(x);
+    };
+    const double above = k > 1 ? static_cast<double>(k - 1) * log_cdf(-y) : 0.0;
+    return above + (n - static_cast<double>(k - 1 + extra)) * log_cdf(y);
   }
   /// log of its density n C(n - 1, k - 1) phi(y) Q(y)^(k - 1) Phi(y)^(n - k).
   double log_density(double y) const {

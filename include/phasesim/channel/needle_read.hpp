@@ -53,6 +53,7 @@ NeedleStages needle_stages(const Geometry& geometry, const Gate& gate, const Gat
                            const HeadRead& read, int phi, int tokens);
 
 /// two_stage_variants of needle_stages: [far, window] (one value without a window).
-std::vector<TwoStageValue> needle_read_values(const NeedleStages& stages);
+std::vector<TwoStageValue> needle_read_values(const NeedleStages& stages,
+                                              ReadAccuracy accuracy = ReadAccuracy::exact);
 
 }  // namespace phasesim::channel

@@ -67,11 +67,20 @@ struct StageTwoVariant {
   std::vector<double> raw_tie{};  ///< each raw token's coefficient on R_A (none: untied)
 };
 
+/// How closely a read is computed. exact: the analytic engine's (each piece of an integral to
+/// 1e-12, the factor's to 1e-10, Boost's erfc). table: diagnose's tables of a phase's read (erfc
+/// and log Phi in double; the order statistics' densities on a fixed Gauss-Legendre rule
+/// computed once a kept set; the factor to 1e-9; a factor that moves one place folded into its
+/// sd; ties and sds under 1e-9 none): within 1.3e-9 of exact over the 420 gates that
+/// tests/channel/read_path_test.cpp was measured on, and 24 to 32 times cheaper under top-k 512.
+enum class ReadAccuracy { exact, table };
+
 /// two_stage_success of the compressed places `entries` for several variants at once (a
 /// needle far from the query and one in the window), which share stage 1.
 std::vector<TwoStageValue> two_stage_variants(std::span<const TwoStagePlace> entries,
                                               const TwoStageRest& rest,
-                                              std::span<const StageTwoVariant> variants);
+                                              std::span<const StageTwoVariant> variants,
+                                              ReadAccuracy accuracy = ReadAccuracy::exact);
 
 /// The variants a head's needle takes (MODEL.md section 10): far from the query, against the
 /// window's `sliding_window` raw haystack tokens; and, with a window, inside it, its token read
