@@ -11,6 +11,7 @@
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/geometry.hpp"
 #include "phasesim/stats/binomial.hpp"
+#include "table_fits.hpp"
 
 namespace phasesim::diagnose {
 namespace {
@@ -158,64 +159,6 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
                       fit_one_head(fit_input(d.profile, m, d.entries, a, 1, true), parallel),
                       {}});
   }
-}
-
-// The groups' spread within the phases: the period test's statistic at G (one accuracy per
-// group) less the one at P (one per phase), on G - P df.
-double within_phases(const CountTable& table, int phases) {
-  return std::max(0.0, stats::period_statistic(table.groups, table.size()) -
-                           stats::period_statistic(table.groups, phases));
-}
-
-// Each fit against the table group by group.
-void add_table_fits(double within, int within_df, Diagnosis& d) {
-  for (auto& f : d.fits) {
-    auto& t = f.table;
-    t.deviance = within + f.fit.deviance;
-    t.df = within_df + f.fit.deviance_df;
-    if (t.df == 0) continue;
-    t.p = boost::math::cdf(
-        boost::math::complement(boost::math::chi_squared_distribution<double>(t.df), t.deviance));
-    t.misfit = *t.p < kMisfitP;
-  }
-}
-
-// One line when the best fit still misses the table: where the misfit lies (within the
-// phases: groups of a phase differ, so the stride or the pooling is wrong; between them: the
-// accuracies are no P_phi of the model) and which fits it concerns.
-void add_misfit_warning(Diagnosis& d, double within) {
-  const auto best = std::max_element(
-      d.fits.begin(), d.fits.end(),
-      [](const auto& a, const auto& b) { return a.table.p.value_or(1) < b.table.p.value_or(1); });
-  if (best == d.fits.end() || !best->table.misfit) return;
-  const auto& t = best->table;
-  const bool spread = within >= best->fit.deviance;
-  char p[32];
-  std::snprintf(p, sizeof p, "%.2g", *t.p);
-  d.warnings.push_back(
-      "the model does not fit the table: deviance " + format_fixed(t.deviance, 1) + " on " +
-      std::to_string(t.df) + " df against the groups, chi-squared p = " + p + " < " +
-      format_number(kMisfitP) + " (" +
-      (spread ? "the groups pooled into one phase differ: check --stride and the group order"
-              : "the phases' accuracies are not the model's") +
-      "); read the fitted beta and weights as rough");
-}
-
-// One line when the stride cannot have made the detected period: over G groups a stride S
-// shows period gcd(G, S), or a divisor of it (a gate may repeat faster); a detected period P
-// that does not divide it contradicts S, and the per-phase analysis pools by S all the same.
-void add_stride_warning(const CountTable& table, Diagnosis& d) {
-  const auto& stride = d.architecture.stride;
-  if (!stride || !d.period.period) return;
-  const int predicted = std::gcd(table.size(), *stride), found = *d.period.period;
-  if (predicted % found == 0) return;
-  d.warnings.push_back(
-      "--stride " + std::to_string(*stride) +
-      (d.architecture.stride_source == Source::table ? " (from the table's JSON)" : "") +
-      " contradicts the table: over " + counted(table.size(), "group") + " it predicts " +
-      (predicted == 1 ? std::string("no period") : "period " + std::to_string(predicted)) +
-      ", yet the groups show period " + std::to_string(found) +
-      "; the phases below pool by the stride: check --stride and the order of the groups");
 }
 
 std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagnosis& d) {
@@ -522,10 +465,11 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
             format_fixed(p.ci_high, 4) + "], below chance: the context was longer)");
   }
   add_fits(a, m, d, parallel);
-  const double within = within_phases(table, d.phases);
-  add_table_fits(within, table.size() - d.phases, d);
-  add_misfit_warning(d, within);
-  add_stride_warning(table, d);
+  const double within = detail::within_phases(table, d.phases);
+  detail::add_table_fits(within, table.size() - d.phases, d);
+  detail::add_misfit_warning(d, within);
+  detail::add_search_warning(d);
+  detail::add_stride_warning(table, d);
   const int power_period = d.period.period.value_or(d.phases > 1 ? d.phases : table.size());
   d.power = power_analysis(table, power_period, spec.period.alpha);
   d.assumptions = assumptions(a, d);

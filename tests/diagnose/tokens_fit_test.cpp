@@ -244,4 +244,18 @@ TEST_CASE(
           doctest::Approx(static_cast<double>(p + 1) / std::sqrt(30.0)).epsilon(5e-3));
   }
   CHECK(fit.deviance < 0.05);
+  const auto missed = [](const Diagnosis& x) {
+    return std::any_of(x.warnings.begin(), x.warnings.end(), [](const std::string& w) {
+      return w.find("stopped at a lower maximum") != std::string::npos;
+    });
+  };
+  CHECK_FALSE(missed(d));
+  // At beta 5 the search stops at beta 6.044 with phase 1's weight 0 (deviance 32227 where the
+  // model is saturated): not fixed, but the diagnosis says so.
+  auto at_five = spec;
+  at_five.beta = 5;
+  const auto five = diagnose::diagnose(exact_counts(at_five, 1000000), known(at_five), Parallel{});
+  REQUIRE(five.fits.size() == 1);
+  CHECK(five.fits.front().fit.deviance > 100);
+  CHECK(missed(five));
 }
