@@ -24,9 +24,10 @@ inline constexpr double kQuadrature = 4e-5;
 /// 40 to 80 nodes, Phi and phi from a table of polynomials), per slot of the phase and evaluation.
 inline constexpr double kRulePerSlot = 0.5e-6;
 /// A phase of more than two slots with a slot near one-hot (sd below 0.25: where a run locks
-/// in) is integrated on a composite rule of its own from that slot's step up, about 250 nodes,
-/// with M's density at the half of them below the shared composite rule's pieces.
-inline constexpr double kNarrowRulePhase = 2e-5;
+/// in) is integrated on a composite rule of its own from that slot's step up to M's far upper
+/// tail, about 160 nodes, with M's density at the half of them below the shared composite
+/// rule's pieces.
+inline constexpr double kNarrowRulePhase = 1e-5;
 /// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
 inline constexpr double kEvaluationsPerIteration = 1.2;
 /// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,
@@ -66,6 +67,13 @@ inline int most_slots(const Geometry& geometry) {
   int most = 0;
   for (int phi = 0; phi < geometry.stride; ++phi) most = std::max(most, geometry.multiplicity(phi));
   return most;
+}
+
+/// One evaluation from an equal split's start: its own phase and the rest, alike while the
+/// split keeps their slots equal, are two phases computed (the searches read alike phases once).
+inline double split_evaluation_seconds(const Geometry& geometry) {
+  const int slots = std::min(geometry.window, 2 * most_slots(geometry));
+  return kEvaluationPerSlot * slots + (slots > 4 ? kRulePerSlot * slots : 0.0);
 }
 
 /// The success tables a search builds: two slots a phase make patches of 289 nodes, one slot

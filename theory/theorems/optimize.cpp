@@ -257,29 +257,42 @@ GateOptimum optimize_gate(const Objective& objective, const OptimizeSettings& se
   return optimum;
 }
 
-std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings& settings) {
-  // Counted, not built: --restarts 1e8 is refused by its estimate before any start exists.
-  const auto& geometry = objective.geometry;
+namespace {
+
+// The equal-split starts: one a phase that has slots.
+std::int64_t split_starts(const Geometry& geometry) {
   std::int64_t splits = 0;
   for (int phi = 0; phi < geometry.stride; ++phi) splits += geometry.multiplicity(phi) > 0;
-  return splits + static_cast<std::int64_t>(settings.warm_starts.size()) + settings.restarts + 3;
+  return splits;
+}
+
+}  // namespace
+
+std::int64_t optimize_ascents(const Objective& objective, const OptimizeSettings& settings) {
+  // Counted, not built: --restarts 1e8 is refused by its estimate before any start exists.
+  return split_starts(objective.geometry) + static_cast<std::int64_t>(settings.warm_starts.size()) +
+         settings.restarts + 3;
 }
 
 WorkEstimate optimize_estimate(const Objective& objective, const OptimizeSettings& settings) {
   // Random starts run to --max-iterations above lock-in, kFlatAscent below it, every other
-  // start about kShortAscent iterations; each iteration evaluates J about 1.2 times and pays
-  // kIterationOverhead. Then the report's quadratures: J at the optimum, the one-hot gates
-  // and the equal splits (2S + 2W).
+  // start about kShortAscent iterations (an equal split's evaluating two phases); each
+  // iteration evaluates J about 1.2 times and pays kIterationOverhead. Then the report's
+  // quadratures: J at the optimum, the one-hot gates and the equal splits (2S + 2W).
   const auto& geometry = objective.geometry;
-  const double evaluation =
-      detail::evaluation_seconds(geometry) * detail::kEvaluationsPerIteration +
-      detail::kIterationOverhead;
+  const auto iteration = [](double evaluation) {
+    return evaluation * detail::kEvaluationsPerIteration + detail::kIterationOverhead;
+  };
+  const double full = iteration(detail::evaluation_seconds(geometry));
+  const double split = iteration(detail::split_evaluation_seconds(geometry));
   const auto ascents = static_cast<double>(optimize_ascents(objective, settings));
+  const auto splits = static_cast<double>(split_starts(geometry));
   const double random = settings.restarts;
   const double seconds =
       detail::table_seconds(geometry, 8e-3) +
-      random * detail::random_ascent_iterations(objective, settings.max_iterations) * evaluation +
-      (ascents - random) * detail::kShortAscent * evaluation +
+      random * detail::random_ascent_iterations(objective, settings.max_iterations) * full +
+      splits * detail::kShortAscent * split +
+      (ascents - random - splits) * detail::kShortAscent * full +
       2.0 * (geometry.stride + geometry.window) * detail::kQuadrature;
   return {seconds, ascents * (64.0 * geometry.window + 128)};
 }
