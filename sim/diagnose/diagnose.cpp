@@ -10,6 +10,7 @@
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
 #include "phasesim/model/geometry.hpp"
+#include "phasesim/niah/needle.hpp"
 #include "phasesim/stats/binomial.hpp"
 #include "table_fits.hpp"
 
@@ -75,6 +76,31 @@ std::vector<double> class_chance(const std::vector<int>& m, int phases, std::int
   return chance;
 }
 
+// The share of the table's needles in the sliding window, as niah places them (MODEL.md
+// section 5: group r at k G + r, k uniform over one range that keeps every entry holding the
+// needle complete before the query): a needle is in the window when all its tokens are in the
+// last `sliding_window` tokens of the context (sim/niah/report.cpp's window_reach). Window /
+// context where the geometry is not known, or where niah's protocol cannot place the groups
+// in the context (the table did not come from it). At W = S = 4, L = 2048 and a 64-token
+// window, 15 of a group's 510 needles: 0.0294, not 64 / 2048 = 0.0313.
+double window_share(const DiagnosedArchitecture& a, int groups) {
+  if (a.sliding_window <= 0) return 0;
+  const double even =
+      std::min(1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
+  if (!a.window || !a.stride) return even;
+  niah::NeedlePlan plan;
+  try {
+    plan =
+        niah::plan_needles(Geometry{*a.window, *a.stride}, a.context, groups, 1, a.needle_tokens);
+  } catch (const InputError&) {
+    return even;
+  }
+  const auto reach = a.context - a.sliding_window - (a.needle_tokens - 1);
+  std::int64_t inside = 0;
+  for (int r = 0; r < groups; ++r) inside += plan.positions_from(r, reach);
+  return static_cast<double>(inside) / static_cast<double>(groups * plan.block_count);
+}
+
 FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::int64_t entries,
                    const DiagnosedArchitecture& a, int heads, bool spread) {
   FitInput input;
@@ -82,9 +108,6 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   input.heads = heads;
   input.top_k = a.top_k;
   input.sliding_window = a.sliding_window;
-  // Needles spread over the context: about window / context of them sit in the window.
-  input.window_share =
-      std::min(1.0, static_cast<double>(a.sliding_window) / static_cast<double>(a.context));
   if (a.needle_tokens == 2) {
     input.window = *a.window;
     input.stride = *a.stride;
@@ -106,9 +129,15 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   return input;
 }
 
-void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnosis& d,
+void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, int groups, Diagnosis& d,
               const Parallel& parallel) {
   const int stride = static_cast<int>(m.size());
+  const double share = window_share(a, groups);
+  const auto input = [&](int heads, bool spread) {
+    auto in = fit_input(d.profile, m, d.entries, a, heads, spread);
+    in.window_share = share;
+    return in;
+  };
   if (d.phases < stride) {
     d.fit_note = "no fit: the groups pool " + std::to_string(stride / d.phases) +
                  " phases each (the group count and the stride " + std::to_string(stride) +
@@ -134,30 +163,20 @@ void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnos
         return;
       }
       d.fits.push_back(
-          {Assumption::two_token_heads,
-           fit_two_token_heads(fit_input(d.profile, m, d.entries, a, a.heads, false), parallel),
-           {}});
+          {Assumption::two_token_heads, fit_two_token_heads(input(a.heads, false), parallel), {}});
       return;
     }
     d.fits.push_back(
-        {Assumption::two_token_needles,
-         fit_two_token_needles(fit_input(d.profile, m, d.entries, a, 1, false), parallel),
-         {}});
+        {Assumption::two_token_needles, fit_two_token_needles(input(1, false), parallel), {}});
     return;
   }
   if (a.heads > 1) {
-    d.fits.push_back({Assumption::one_hot_heads,
-                      fit_one_hot_heads(fit_input(d.profile, m, d.entries, a, a.heads, false)),
-                      {}});
+    d.fits.push_back({Assumption::one_hot_heads, fit_one_hot_heads(input(a.heads, false)), {}});
     return;
   }
-  d.fits.push_back({Assumption::one_slot_per_phase,
-                    fit_one_head(fit_input(d.profile, m, d.entries, a, 1, false), parallel),
-                    {}});
+  d.fits.push_back({Assumption::one_slot_per_phase, fit_one_head(input(1, false), parallel), {}});
   if (*std::max_element(m.begin(), m.end()) > 1) {
-    d.fits.push_back({Assumption::spread_over_slots,
-                      fit_one_head(fit_input(d.profile, m, d.entries, a, 1, true), parallel),
-                      {}});
+    d.fits.push_back({Assumption::spread_over_slots, fit_one_head(input(1, true), parallel), {}});
   }
 }
 
@@ -201,9 +220,9 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
           "phase's slot; W > S: spread over its slots), each phase's success the analytic "
           "engine's read of a needle starting there; 'one slot per phase' is not fitted, "
           "since which of a phase's slots holds its weight changes which entries a 2-token "
-          "needle falls in, and the table cannot tell; weight intervals only where two phases "
-          "carry weight, and with W = S = 2 the two weights only up to their order (a gate "
-          "and its mirror make the same table; each interval covers both)");
+          "needle falls in, and the table cannot tell; with W = S = 2 the two weights only up "
+          "to their order (a gate and its mirror make the same table; each interval covers "
+          "both)");
     }
     if (f.assumption == Assumption::two_token_heads) {
       list.push_back(
@@ -359,23 +378,24 @@ namespace {
 // about 30 near the answer), each kind of phase: a value when one phase carries weight, a curve
 // of 21 + 3 ceil(beta) nodes when two do, a surface of its square when more do (2256 and 135702
 // nodes over the profile), half of it where the kind is its own mirror (tokens_fit.cpp: with
-// W = S every kind) and none for a phase whose mirror made it. Two phases carrying weight add
-// the weight intervals' 13 betas. A node is the needle's read at the table accuracy, its cost
-// set by the entries that hold the needle: measured (BM_TokenRead, one core, N = 32768, beta 5)
-// 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
+// W = S every kind) and none for a phase whose mirror made it. Two or more phases carrying
+// weight add the weight intervals' 13 betas. A node is the needle's read at the table accuracy, its
+// cost set by the entries that hold the needle: measured (BM_TokenRead, one core, N = 32768, beta
+// 5) 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
 // times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 47 s of CPU).
 // Measured fits against it (one thread): W = S = 2, top-k 64, L = 2048: 11 s (12 s estimated);
-// W = S = 4 by the argmax, L = 2048: 47 s (62 s); W = S = 4, top-k 512, L = 131072: 394 s
-// (528 s). The 4 h limit stays: it refuses what would run past a working day by
-// mistake (W 16 / S 4 under top-k: 9 h), and V4's W 8 / S 4 now falls well inside it.
+// W = S = 4 by the argmax, L = 2048: 68 s with the weight intervals (81 s); W = S = 4, top-k
+// 512, L = 131072: 394 s without them (528 s then). The 4 h limit stays: it refuses what would run
+// past a working day by mistake (W 16 / S 4 under top-k: 11.7 h), and V4's W 8 / S 4 now falls well
+// inside it.
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   const int window = *a.window, stride = *a.stride;
   const Geometry geometry{window, stride};
   const auto holders = token_holders(a, stride);
   int active = 0;
   for (int phi = 0; phi < stride; ++phi) active += geometry.multiplicity(phi) > 0 ? 1 : 0;
-  const double full = active <= 1 ? 45 : active == 2 ? 2256 * 1.3 : 135702;
-  const double half = active <= 1 ? 45 : active == 2 ? 1150 * 1.3 : 68979;
+  const double full = active <= 1 ? 45 : active == 2 ? 2256 * 1.3 : 135702 * 1.3;
+  const double half = active <= 1 ? 45 : active == 2 ? 1150 * 1.3 : 68979 * 1.3;
   const double entry = a.top_k || a.sliding_window > 0 ? 0.0017 : 0.0002;
   double seconds = 0;
   for (int phi = 0; phi < stride; ++phi) {
@@ -464,7 +484,7 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
             format_fixed(p.accuracy, 4) + ", 95% interval [" + format_fixed(p.ci_low, 4) + ", " +
             format_fixed(p.ci_high, 4) + "], below chance: the context was longer)");
   }
-  add_fits(a, m, d, parallel);
+  add_fits(a, m, table.size(), d, parallel);
   const double within = detail::within_phases(table, d.phases);
   detail::add_table_fits(within, table.size() - d.phases, d);
   detail::add_misfit_warning(d, within);

@@ -24,10 +24,10 @@ struct HeadsAllocation {
   std::vector<int> heads;  // per phase
 };
 
-// The model at one beta: a covering head finds the needle with p1, any other with chance m/N;
-// in the window (under --sliding-window) every head also reads the needle's token raw, so there
-// the heads combine their window reads (u = 1 covering, u = 0 not), as the engine's report
-// combines heads needle by needle, far and in the window apart.
+// The model at one beta: a covering head finds the needle with p1, any other with chance m/N
+// (under --sliding-window, its read at u = 0); in the window every head also reads the
+// needle's token raw, so there the heads combine their window reads (u = 1 covering, u = 0
+// not), as the engine's report combines heads needle by needle, far and in the window apart.
 class HeadsSlice {
  public:
   HeadsSlice(const FitInput& input, double beta) : input_(input) {
@@ -37,9 +37,7 @@ class HeadsSlice {
       if (m > 0 && !reads.count(m)) reads[m] = reads_of(m, beta);
       const auto& r = reads[m];
       const auto log_miss = [](double p) { return portable::log1p(-std::min(p, 1 - 1e-16)); };
-      far_.push_back(
-          {m > 0 ? log_miss(r[0]) : 0.0,
-           portable::log1p(-static_cast<double>(m) / static_cast<double>(input.entries))});
+      far_.push_back({m > 0 ? log_miss(r[0]) : 0.0, log_miss(r[1])});
       window_.push_back({log_miss(r[2]), log_miss(r[3])});
     }
   }
@@ -92,10 +90,15 @@ class HeadsSlice {
   }
 
  private:
-  // Without a window, p1 as the one-head fits read it (the read path's far value).
+  // Without a window, p1 as the one-head fits read it (the read path's far value) and chance
+  // m / N for the others. With one, the others' far read too: the window's raw tokens compete
+  // with the entry the head does not weigh (at L = 2048, top-k 16, a 64-token window: 0.0004,
+  // not chance 0.0020).
   std::array<double, 4> reads_of(int m, double beta) const {
-    if (input_.window_share == 0)
-      return {detail::phase_success({m, 1}, 1.0, beta, input_), 0, 0, 0};
+    if (input_.window_share == 0) {
+      const double chance = static_cast<double>(m) / static_cast<double>(input_.entries);
+      return {detail::phase_success({m, 1}, 1.0, beta, input_), chance, 0, 0};
+    }
     const auto covering = detail::read_path_variants({m, 1}, 1.0, beta, input_);
     const auto other = detail::read_path_variants({m, 1}, 0.0, beta, input_);
     return {covering[0], other[0], covering[1], other[1]};

@@ -120,10 +120,45 @@ inline std::vector<double> beta_scan() {
   return {0, 0.5, 1, 2, 3, 4.5, 6.5, 9, 12.5, 17, 23, 30, kMaxFitBeta};
 }
 
+/// The maximum of a profile over the sorted points' range when it may have a second, lower
+/// maximum within a step of the scan (the saturated 2-token fit's profile in beta has one where
+/// a weight reaches 0, a beta away from the table's): from the scan's best point x, the midpoints
+/// of its two neighbouring intervals join the points and the best is taken again, until those
+/// intervals together are narrower than `relative_width` (1 + |x|); then Brent between x's
+/// neighbours. Each halving looks at both sides, so the climb follows the higher peak where one
+/// Brent over the scan's bracket may settle on the lower.
+template <typename F>
+ProfileMaximum climb_scanned(F f, const std::vector<double>& points, double relative_width) {
+  std::map<double, double> values;
+  for (double x : points) values.emplace(x, f(x));
+  for (;;) {
+    const auto best =
+        std::max_element(values.begin(), values.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    const double x = best->first;
+    const double left = best == values.begin() ? x : std::prev(best)->first;
+    const double right = std::next(best) == values.end() ? x : std::next(best)->first;
+    if (right - left > relative_width * (1 + std::abs(x))) {
+      for (const double mid : {0.5 * (left + x), 0.5 * (x + right)}) {
+        if (mid != x && !values.contains(mid)) values.emplace(mid, f(mid));
+      }
+      continue;
+    }
+    std::uintmax_t iterations = 40;
+    const auto [t, negative] = boost::math::tools::brent_find_minima(
+        [&](double u) { return -f(u); }, left, right, 24, iterations);
+    if (-negative > best->second) return {t, -negative};
+    return {x, best->second};
+  }
+}
+
+/// The climb's stopping width, relative to 1 + beta: 0.6 at beta 5, about three Brent steps.
+inline constexpr double kClimbWidth = 0.1;
+
 template <typename F>
 ProfileInterval profile_interval(F f, const std::vector<double>& scan) {
   ProfileInterval result;
-  result.best = maximize_scanned(f, scan);
+  result.best = climb_scanned(f, scan, kClimbWidth);
   const double lower = scan.front();
   const double upper = scan.back();
   const double target = result.best.value - kProfileDrop;

@@ -54,9 +54,10 @@ void add_misfit_warning(Diagnosis& d, double within) {
 }
 
 // One line for a fit whose model is saturated against the groups (0 df) and still misses the
-// table: at its maximum it would reproduce the accuracies, so a deviance past chi-squared(1)'s
-// 0.001 point says the search found a lower maximum (docs/DIAGNOSE.md: the 2-token fit at
-// W = S = 4, whose beta profile has a second, lower peak).
+// table past chi-squared(1)'s 0.001 point: as many parameters as accuracies reproduce any table
+// in the model's range, so either the table is outside it (a 2-token table whose aligned phase
+// reads worse than its straddling one) or the search found a lower maximum (docs/DIAGNOSE.md:
+// the 2-token fit's beta profile can have a second, lower peak).
 void add_search_warning(Diagnosis& d) {
   const double cut = boost::math::quantile(
       boost::math::complement(boost::math::chi_squared_distribution<double>(1), kMisfitP));
@@ -65,8 +66,9 @@ void add_search_warning(Diagnosis& d) {
     d.warnings.push_back(std::string("the fit '") + assumption_name(f.assumption) +
                          "' has no degrees of freedom left but misses the table (deviance " +
                          format_fixed(f.table.deviance, 1) +
-                         "): its search stopped at a lower maximum; its beta and weights are "
-                         "not the table's (docs/DIAGNOSE.md)");
+                         "): no beta and weights of the model make this table, or its search "
+                         "missed them; its beta and weights are not the table's "
+                         "(docs/DIAGNOSE.md)");
   }
 }
 

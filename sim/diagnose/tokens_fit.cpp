@@ -271,16 +271,23 @@ class TokenSlice {
   // The best coordinates: rotations of each pair of active coordinates, swept until a sweep
   // gains less than 1e-10.
   std::pair<std::vector<double>, double> best() const {
-    const auto& active = layout_.active;
     std::vector<double> y(input_.phases.size(), 0.0);
-    for (int p : active) {
-      y[static_cast<std::size_t>(p)] = 1 / std::sqrt(static_cast<double>(active.size()));
+    for (int p : layout_.active) {
+      y[static_cast<std::size_t>(p)] = 1 / std::sqrt(static_cast<double>(layout_.active.size()));
     }
+    return best_from(std::move(y), -1);
+  }
+
+  // The best coordinates from y with coordinate `fixed` held (-1: none): rotations of each pair
+  // of the other active coordinates, which keep the norm the fixed one leaves them.
+  std::pair<std::vector<double>, double> best_from(std::vector<double> y, int fixed) const {
+    const auto& active = layout_.active;
     double value = log_likelihood(y);
     for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
       const double before = value;
       for (std::size_t i = 0; i < active.size(); ++i) {
         for (std::size_t j = i + 1; j < active.size(); ++j) {
+          if (active[i] == fixed || active[j] == fixed) continue;
           value = rotate(y, static_cast<std::size_t>(active[i]),
                          static_cast<std::size_t>(active[j]), value);
         }
@@ -343,66 +350,64 @@ void validate(const FitInput& input) {
   require(!layout_of(input).active.empty(), "invalid fit (no phase has a slot)");
 }
 
-constexpr int kCircleBetas = 13;  // betas across beta's interval for the weight intervals
+constexpr int kIntervalBetas = 13;  // betas across beta's interval for the weight intervals
 
-// The weights of phase p whose profile stays above `target` at one beta, when two phases carry
-// weight: one coordinate fixes the other (y_q = sqrt(1 - y_p^2)), so the profile of u_p is
-// the log-likelihood along the circle. [low, high] in u, or nothing.
-std::optional<std::pair<double, double>> circle_extent(const TokenSlice& slice, int p, int q,
-                                                       double target) {
-  const double scale =
-      std::sqrt(static_cast<double>(slice.layout().slots[static_cast<std::size_t>(p)]));
+// The coordinate y_p of phase p whose profile (the others' coordinates at their best on what
+// its value leaves of the norm) stays above `target` at one beta, as [low, high] in u, or
+// nothing. The profile peaks at the slice's best point; with two phases carrying weight it is
+// the log-likelihood along the circle.
+std::optional<std::pair<double, double>> weight_extent(const TokenSlice& slice,
+                                                       const std::vector<double>& best,
+                                                       double best_value, int p, double target) {
+  if (best_value < target) return std::nullopt;
+  const auto i = static_cast<std::size_t>(p);
+  const double others = std::sqrt(std::max(0.0, 1 - best[i] * best[i]));
   auto profile = [&](double t) {
-    std::vector<double> y(slice.layout().slots.size(), 0.0);
-    y[static_cast<std::size_t>(p)] = t;
-    y[static_cast<std::size_t>(q)] = std::sqrt(std::max(0.0, 1 - t * t));
-    return slice.log_likelihood(y);
+    auto y = best;
+    const double rest = std::sqrt(std::max(0.0, 1 - t * t));
+    for (int q : slice.layout().active) {
+      const auto k = static_cast<std::size_t>(q);
+      if (k == i) continue;
+      y[k] = others > 0 ? best[k] * rest / others
+                        : rest / std::sqrt(static_cast<double>(slice.layout().active.size() - 1));
+    }
+    y[i] = t;
+    return slice.best_from(std::move(y), p).second;
   };
-  std::vector<double> points;
-  for (int j = 0; j <= 64; ++j) points.push_back(j / 64.0);
-  const auto best = detail::maximize_scanned(profile, points);
-  if (best.value < target) return std::nullopt;
   // With W = S = 2 a gate and its mirror (y_p and y_q swapped) make the same table: the set is
   // then two intervals, and the extent is their hull.
-  const double mirror = std::sqrt(std::max(0.0, 1 - best.x * best.x));
-  const bool both = profile(mirror) >= target;
-  const double low = both ? std::min(best.x, mirror) : best.x;
-  const double high = both ? std::max(best.x, mirror) : best.x;
+  const bool pair = slice.layout().active.size() == 2;
+  const double mirror = others;
+  const bool both = pair && profile(mirror) >= target;
+  const double low = both ? std::min(best[i], mirror) : best[i];
+  const double high = both ? std::max(best[i], mirror) : best[i];
+  const double scale = std::sqrt(static_cast<double>(slice.layout().slots[i]));
   return std::pair{detail::profile_end(profile, low, 0.0, target, 1 / 64.0) / scale,
                    detail::profile_end(profile, high, 1.0, target, 1 / 64.0) / scale};
 }
 
-// Weight intervals where two phases carry weight (one free weight): the union over betas in
-// beta's interval of each beta's extent, refined by a parabola as the one-token fit's. With
-// more phases the profile of a weight needs the sphere's search under one more constraint at
-// every beta; those intervals stay unset.
-void add_circle_intervals(const FitInput& input, double beta_low, double beta_high, double target,
-                          const Parallel& parallel, ModelFit& fit) {
+// Weight intervals of the phases carrying weight: the union over betas in beta's interval of
+// each beta's extent, refined by a parabola as the one-token fit's.
+void add_token_weight_intervals(const FitInput& input, double beta_low, double beta_high,
+                                double target, const Parallel& parallel, ModelFit& fit) {
   const auto active = layout_of(input).active;
-  if (active.size() != 2) return;
-  std::vector<std::array<double, 4>> extents;  // low and high of each of the two phases
+  if (active.size() < 2) return;
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int i = 0; i < kCircleBetas; ++i) {
-    const double beta = beta_low + (beta_high - beta_low) * i / (kCircleBetas - 1);
+  std::vector<std::vector<double>> lows(active.size()), highs(active.size());
+  for (int b = 0; b < kIntervalBetas; ++b) {
+    const double beta = beta_low + (beta_high - beta_low) * b / (kIntervalBetas - 1);
     const TokenSlice slice(input, beta, parallel);
-    std::array<double, 4> e{nan, nan, nan, nan};
-    for (int k = 0; k < 2; ++k) {
-      if (const auto x = circle_extent(slice, active[k], active[1 - k], target)) {
-        e[static_cast<std::size_t>(2 * k)] = -x->first;
-        e[static_cast<std::size_t>(2 * k + 1)] = x->second;
-      }
+    const auto [y, value] = slice.best();
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      const auto x = weight_extent(slice, y, value, active[k], target);
+      lows[k].push_back(x ? -x->first : nan);
+      highs[k].push_back(x ? x->second : nan);
     }
-    extents.push_back(e);
   }
-  for (int k = 0; k < 2; ++k) {
-    std::vector<double> lows, highs;
-    for (const auto& e : extents) {
-      lows.push_back(e[static_cast<std::size_t>(2 * k)]);
-      highs.push_back(e[static_cast<std::size_t>(2 * k + 1)]);
-    }
+  for (std::size_t k = 0; k < active.size(); ++k) {
     auto& phase = fit.phases[static_cast<std::size_t>(active[k])];
-    phase.weight_low = std::max(0.0, std::min(-detail::refined_max(lows), *phase.weight));
-    phase.weight_high = std::max(detail::refined_max(highs), *phase.weight);
+    phase.weight_low = std::max(0.0, std::min(-detail::refined_max(lows[k]), *phase.weight));
+    phase.weight_high = std::max(detail::refined_max(highs[k]), *phase.weight);
   }
 }
 
@@ -451,8 +456,8 @@ ModelFit fit_two_token_needles(const FitInput& input, const Parallel& parallel) 
   // Beta and the active phases' weights (one fewer than them, for the norm).
   const auto parameters = static_cast<int>(layout.active.size());
   detail::set_deviance(input, std::max(0, static_cast<int>(u.size()) - parameters), fit);
-  add_circle_intervals(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta),
-                       interval.best.value - detail::kProfileDrop, parallel, fit);
+  add_token_weight_intervals(input, fit.beta_low, fit.beta_high.value_or(kMaxFitBeta),
+                             interval.best.value - detail::kProfileDrop, parallel, fit);
   return fit;
 }
 

@@ -220,13 +220,6 @@ std::int64_t nearest_reach(const NiahModel& m) {
   return near;
 }
 
-// Group r's needle positions that reach a window: from its last down to `near`.
-std::int64_t reaching(const NeedlePlan& plan, int r, std::int64_t near) {
-  const auto first = std::max(near, plan.first_position(r));
-  const auto last = plan.last_position(r);
-  return last < first ? 0 : (last - first) / plan.groups + 1;
-}
-
 // Per-group means of per-head probabilities at each needle position, the heads combined: far
 // from the query the value of each head's phase (`far`), so that a class of positions modulo
 // the strides' period fixes every head's and the heads combine class by class (classes summed
@@ -302,7 +295,7 @@ double exact_report_work(const NiahRun& run) {
   double positions = 0;  // as exact_means combines: once a class, twice a reaching position
   for (int r = 0; r < plan.groups; ++r) {
     positions += static_cast<double>(position_class_count(plan, modulus)) +
-                 2.0 * static_cast<double>(reaching(plan, r, near));
+                 2.0 * static_cast<double>(plan.positions_from(r, near));
   }
   const int passes = 1 + (m.plain() ? 0 : 1) + (run.knockout ? 1 : 0);
   return passes * positions * m.heads();

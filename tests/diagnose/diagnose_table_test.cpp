@@ -153,7 +153,7 @@ TEST_CASE("diagnose CLI: bad tables and options exit 2 with one line and write n
            "invalid --needle-tokens 2 without --window and --stride (where a needle's two tokens "
            "fall is the geometry's: give both, or a niah JSON that has them)"},
           {good + " --needle-tokens 2 --window 16 --stride 4 --top-k 512",
-           "invalid --needle-tokens 2 for this architecture (the fit would take about 9.0 h on "
+           "invalid --needle-tokens 2 for this architecture (the fit would take about 11.7 h on "
            "one core: it tabulates 4 phases' weights two at a time; allowed: up to 4 h: fewer "
            "phases carrying weight, or fewer entries holding a needle)"},
       },

@@ -9,6 +9,7 @@
 // (p..p+n-1) keeps every token there: p + n - 1 <= N_c*S + o - W, so its entries are
 // complete before the query (causality changes nothing for them), and those of its tokens in
 // the last N of the context are read raw as well (the sliding window).
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -31,6 +32,12 @@ struct NeedlePlan {
   PHASESIM_HD std::int64_t first_position(int group) const { return first_block * groups + group; }
   PHASESIM_HD std::int64_t last_position(int group) const {
     return (first_block + block_count - 1) * groups + group;
+  }
+  /// How many of the group's positions lie at or past `from` (the needles a window reaches).
+  std::int64_t positions_from(int group, std::int64_t from) const {
+    const auto first = std::max(from, first_position(group));
+    const auto last = last_position(group);
+    return last < first ? 0 : (last - first) / groups + 1;
   }
 
   /// Needle position of a trial: k uniform from Stream::needle_position (head 0, index 0).
