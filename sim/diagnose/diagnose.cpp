@@ -382,12 +382,13 @@ namespace {
 // weight add the weight intervals' 13 betas. A node is the needle's read at the table accuracy, its
 // cost set by the entries that hold the needle: measured (BM_TokenRead, one core, N = 32768, beta
 // 5) 1.6, 6.9 and 21 ms for 1, 2 and 3 entries under top-k 512 with a 128-token window, about 3.5
-// times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 47 s of CPU).
+// times an entry; by the argmax about 0.2 ms an entry (W = S = 4 at L = 2048: 54 s of CPU
+// without the intervals).
 // Measured fits against it (one thread): W = S = 2, top-k 64, L = 2048: 11 s (12 s estimated);
 // W = S = 4 by the argmax, L = 2048: 68 s with the weight intervals (81 s); W = S = 4, top-k
-// 512, L = 131072: 394 s without them (528 s then). The 4 h limit stays: it refuses what would run
-// past a working day by mistake (W 16 / S 4 under top-k: 11.7 h), and V4's W 8 / S 4 now falls well
-// inside it.
+// 512, L = 131072: 415 s (11 minutes). The 4 h limit stays: it refuses what would run past a
+// working day by mistake (W 16 / S 4 under top-k: 11.7 h), and V4's W 8 / S 4 (58 minutes)
+// falls well inside it.
 WorkEstimate token_fit_estimate(const DiagnosedArchitecture& a) {
   const int window = *a.window, stride = *a.stride;
   const Geometry geometry{window, stride};
