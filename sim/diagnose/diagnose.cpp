@@ -129,13 +129,12 @@ FitInput fit_input(const PhaseProfile& profile, const std::vector<int>& m, std::
   return input;
 }
 
-void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, int groups, Diagnosis& d,
+void add_fits(const DiagnosedArchitecture& a, const std::vector<int>& m, Diagnosis& d,
               const Parallel& parallel) {
   const int stride = static_cast<int>(m.size());
-  const double share = window_share(a, groups);
   const auto input = [&](int heads, bool spread) {
     auto in = fit_input(d.profile, m, d.entries, a, heads, spread);
-    in.window_share = share;
+    in.window_share = d.window_share;
     return in;
   };
   if (d.phases < stride) {
@@ -200,9 +199,9 @@ std::vector<std::string> assumptions(const DiagnosedArchitecture& a, const Diagn
         "read path: stage 1 keeps the top " +
         (a.top_k ? std::to_string(*a.top_k) : std::string("every entry")) +
         " by a selection score of the attention's gate and beta (rho = 0), stage 2 reads them " +
-        "against " + std::to_string(a.sliding_window) +
-        " raw window tokens, a share window / context of the needles read raw in the window; " +
-        "chance stays m/N");
+        "against " + std::to_string(a.sliding_window) + " raw window tokens, a share " +
+        format_fixed(d.window_share, 4) +
+        " of the needles (placed as niah places them) read raw there; chance stays m/N");
   }
   list.push_back("blind: the phase's 95% interval reaches chance, 1 - (1 - m/N)^H with N = " +
                  std::to_string(d.entries) + " entries");
@@ -485,7 +484,8 @@ Diagnosis diagnose(const CountTable& table, const DiagnoseSpec& spec, const Para
             format_fixed(p.accuracy, 4) + ", 95% interval [" + format_fixed(p.ci_low, 4) + ", " +
             format_fixed(p.ci_high, 4) + "], below chance: the context was longer)");
   }
-  add_fits(a, m, table.size(), d, parallel);
+  d.window_share = window_share(a, table.size());
+  add_fits(a, m, d, parallel);
   const double within = detail::within_phases(table, d.phases);
   detail::add_table_fits(within, table.size() - d.phases, d);
   detail::add_misfit_warning(d, within);

@@ -117,6 +117,9 @@ struct Diagnosis {
   int phases = 1;  ///< P of the per-phase analysis: groups r, r + P, ... pool
   PhasesFrom phases_from = PhasesFrom::flat;
   std::int64_t entries = 0;  ///< N of the fits: context / (stride, or P without one)
+  /// The share of the needles the fits read in the sliding window: those niah's protocol
+  /// places there (window / context without the geometry); 0 without a window.
+  double window_share = 0;
   PhaseProfile profile;
   std::vector<LabelledFit> fits;
   std::string fit_note;  ///< why there is no fit, when there is none
