@@ -13,6 +13,7 @@ NormalTable::NormalTable() {
   for (std::size_t k = 0; k < kPieces; ++k) {
     const double c = centre(k);
     auto& piece = pieces_[k];
+    piece.centre = c;
     piece.cdf[0] = 0.5 * portable::erfc(-kSqrtHalf * c);
     double previous = 0, hermite = 1, coefficient = kInvSqrt2Pi * portable::exp(-0.5 * c * c);
     for (int n = 0; n <= kDegree; ++n) {

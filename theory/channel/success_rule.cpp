@@ -73,7 +73,8 @@ double accumulate(const detail::MaximumRule& rule, std::size_t first, std::size_
                   std::span<const detail::Step> entries, std::span<double> d_mean,
                   std::span<double> d_sd) {
   const std::size_t m = entries.size();
-  Scratch<Factor, kBlock> f(m * kBlock);  // entry s at node j0 + i: f[s * kBlock + i]
+  // Entry s at node j0 + i: f[s * kBlock + i], each written before it is read (not zeroed).
+  Scratch<Factor, kBlock> f(m * kBlock, boost::container::default_init);
   Scratch<double, 2> prefix(m + 1);
   Scratch<double> inverse_sd(m);
   for (std::size_t s = 0; s < m; ++s) inverse_sd[s] = 1 / entries[s].sd;
