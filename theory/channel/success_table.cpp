@@ -43,36 +43,51 @@ void chebyshev_basis(double t, int degree, std::span<double> value, std::span<do
   }
 }
 
-// sum_k c_k T_k(t) and sum_k c_k T_k'(t) at `Lanes` points, each with its own coefficients:
-// chebyshev_basis and the two sums in one pass, the same operations in the same order (so the
-// same bits) without the arrays, which at W = S = 128 (a lookup a phase) were most of an
-// evaluation's memory traffic. Each lane is one point's recurrence, a chain of dependent
-// multiplies and adds (24 steps, each waiting on the last): several side by side keep the
-// processor busy (SuccessTable::lookup_each), in WebAssembly too.
-template <std::size_t Lanes>
-void interpolate_lanes(const std::array<const double*, Lanes>& c,
-                       const std::array<double, Lanes>& t, int degree,
-                       std::array<double, Lanes>& value, std::array<double, Lanes>& slope) {
-  std::array<double, Lanes> v0, v1, s0, s1;  // T_{k-2}, T'_{k-2}, then T_{k-1}, T'_{k-1}
-  for (std::size_t l = 0; l < Lanes; ++l) {
-    v0[l] = 1, s0[l] = 0;
-    value[l] = 0 + c[l][0] * v0[l];
-    slope[l] = 0 + c[l][0] * s0[l];
+// Two doubles as the two lanes of one vector (GCC/clang vector extensions: SSE2 natively, SIMD128
+// in the page), each lane the scalar multiplies and adds in the same order: the scalar bits.
+using Pair = double __attribute__((vector_size(2 * sizeof(double))));
+template <typename V>
+constexpr std::size_t kWidth = sizeof(V) / sizeof(double);
+void set_lane(double& v, std::size_t, double x) { v = x; }
+void set_lane(Pair& v, std::size_t j, double x) { v[j] = x; }
+
+// sum_k c_k T_k(t) and sum_k c_k T_k'(t) at Chains * kWidth<V> points, each with its own
+// coefficients (c[p]; lane j of t[n] is point n kWidth + j's t): chebyshev_basis and the two sums
+// in one pass, the same operations in the same order (so the same bits) without the arrays,
+// which at W = S = 128 (a lookup a phase) were most of an evaluation's memory traffic. A point's
+// recurrence is a chain of dependent multiplies and adds (24 steps, each waiting on the last):
+// several chains side by side, of two lanes each, keep the processor busy
+// (SuccessTable::lookup_each), in WebAssembly too.
+template <typename V, std::size_t Chains>
+void interpolate_lanes(const std::array<const double*, Chains * kWidth<V>>& c,
+                       const std::array<V, Chains>& t, int degree, std::array<V, Chains>& value,
+                       std::array<V, Chains>& slope) {
+  const auto coefficient = [&](std::size_t n, std::size_t k) {
+    V c_k{};
+    for (std::size_t j = 0; j < kWidth<V>; ++j) set_lane(c_k, j, c[n * kWidth<V> + j][k]);
+    return c_k;
+  };
+  const V zero{}, one = zero + 1.0;
+  std::array<V, Chains> v0, v1, s0, s1;  // T_{k-2}, T'_{k-2}, then T_{k-1}, T'_{k-1}
+  for (std::size_t n = 0; n < Chains; ++n) {
+    v0[n] = one, s0[n] = zero;
+    value[n] = zero + coefficient(n, 0) * v0[n];
+    slope[n] = zero + coefficient(n, 0) * s0[n];
   }
   if (degree == 0) return;
-  for (std::size_t l = 0; l < Lanes; ++l) {
-    v1[l] = t[l], s1[l] = 1;
-    value[l] += c[l][1] * v1[l];
-    slope[l] += c[l][1] * s1[l];
+  for (std::size_t n = 0; n < Chains; ++n) {
+    v1[n] = t[n], s1[n] = one;
+    value[n] += coefficient(n, 1) * v1[n];
+    slope[n] += coefficient(n, 1) * s1[n];
   }
   for (int k = 2; k <= degree; ++k) {
-    const auto i = static_cast<std::size_t>(k);
-    for (std::size_t l = 0; l < Lanes; ++l) {
-      const double v = 2 * t[l] * v1[l] - v0[l];
-      const double s = 2 * v1[l] + 2 * t[l] * s1[l] - s0[l];
-      value[l] += c[l][i] * v;
-      slope[l] += c[l][i] * s;
-      v0[l] = v1[l], v1[l] = v, s0[l] = s1[l], s1[l] = s;
+    for (std::size_t n = 0; n < Chains; ++n) {
+      const V v = 2.0 * t[n] * v1[n] - v0[n];
+      const V s = 2.0 * v1[n] + 2.0 * t[n] * s1[n] - s0[n];
+      const V c_k = coefficient(n, static_cast<std::size_t>(k));
+      value[n] += c_k * v;
+      slope[n] += c_k * s;
+      v0[n] = v1[n], v1[n] = v, s0[n] = s1[n], s1[n] = s;
     }
   }
 }
@@ -164,15 +179,17 @@ bool SuccessTable::lookup_each(std::span<const double> x, std::span<double> prob
   if (multiplicity_ != 1 || entries_ == multiplicity_) return false;
   // Every point's leaf first (building what is missing), then the lanes.
   std::array<const double*, kLanes> c{};
-  std::array<double, kLanes> t{}, scale{}, value{}, d_t{};
+  std::array<double, kLanes> t{}, scale{};
+  std::array<Pair, kLanes / 2> pair_t{}, value{}, d_t{};
   std::array<std::size_t, kLanes> index{};
   std::size_t lanes = 0;
   const auto flush = [&](std::size_t used) {
     for (std::size_t l = used; l < kLanes; ++l) c[l] = c[0], t[l] = t[0];
-    interpolate_lanes<kLanes>(c, t, degree_, value, d_t);
+    for (std::size_t l = 0; l < kLanes; ++l) pair_t[l / 2][l % 2] = t[l];
+    interpolate_lanes<Pair, kLanes / 2>(c, pair_t, degree_, value, d_t);
     for (std::size_t l = 0; l < used; ++l) {
-      probability[index[l]] = value[l];
-      slope[index[l]] = d_t[l] * scale[l];  // dt/dx
+      probability[index[l]] = value[l / 2][l % 2];
+      slope[index[l]] = d_t[l / 2][l % 2] * scale[l];  // dt/dx
     }
   };
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -258,8 +275,9 @@ void SuccessTable::interpolate(const Patch& patch, const Region& region, std::sp
   const auto m = x.size();
   if (m == 1) {
     std::array<double, 1> value, slope;
-    interpolate_lanes<1>({patch.coefficients.data()},
-                         {2 * (x[0] - region.lo[0]) / region.width - 1}, degree_, value, slope);
+    interpolate_lanes<double, 1>({patch.coefficients.data()},
+                                 {2 * (x[0] - region.lo[0]) / region.width - 1}, degree_, value,
+                                 slope);
     probability = value[0];
     d_u[0] = slope[0] * (2 / region.width);  // dt/dx
     return;
