@@ -13,12 +13,13 @@ NormalTable::NormalTable() {
   for (std::size_t k = 0; k < kPieces; ++k) {
     const double c = centre(k);
     auto& piece = pieces_[k];
-    piece.cdf[0] = 0.5 * portable::erfc(-kSqrtHalf * c);
+    piece.centre = c;
+    piece.both[0][0] = 0.5 * portable::erfc(-kSqrtHalf * c);
     double previous = 0, hermite = 1, coefficient = kInvSqrt2Pi * portable::exp(-0.5 * c * c);
     for (int n = 0; n <= kDegree; ++n) {
       const auto i = static_cast<std::size_t>(n);
-      piece.pdf[i] = coefficient * hermite;  // (-1)^n He_n(c) phi(c) / n!
-      if (n < kDegree) piece.cdf[i + 1] = piece.pdf[i] / (n + 1);
+      piece.both[i][1] = coefficient * hermite;  // (-1)^n He_n(c) phi(c) / n!
+      if (n < kDegree) piece.both[i + 1][0] = piece.both[i][1] / (n + 1);
       const double next = c * hermite - n * previous;
       previous = hermite;
       hermite = next;

@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <array>
+#include <boost/container/small_vector.hpp>
 #include <cmath>
 
 #include "grid_success.hpp"
@@ -54,32 +55,51 @@ const detail::NormalTable& normal_table() {
   return table;
 }
 
+// Nodes whose factors are computed together, before their products: one entry's factors at
+// consecutive nodes are independent of each other, where a node's products are a chain.
+constexpr std::size_t kBlock = 16;
+// A lookup's per-entry scratch lives on the stack up to this many entries (W/S slots a phase;
+// allocating it was a twentieth of the page's dynamics at W 32 / S 8), on the heap beyond.
+constexpr std::size_t kInlineEntries = 8;
+template <typename T, std::size_t kPerEntry = 1>
+using Scratch = boost::container::small_vector<T, kInlineEntries * kPerEntry>;
+
 // The rule's sum of w prod_s Phi_s (P's complement) over nodes `first` to `last` (excluded), and
 // its sums for dP/dmean_s and dP/dsd_s added to d_mean and d_sd. Per node: every factor, then the
 // product of all but entry s as prefix times suffix (no division: a factor may underflow to 0).
+// The factors of kBlock nodes are computed first, entry by entry; the sums then take the nodes
+// in order, so every sum adds the same terms in the same order as node by node.
 double accumulate(const detail::MaximumRule& rule, std::size_t first, std::size_t last,
                   std::span<const detail::Step> entries, std::span<double> d_mean,
                   std::span<double> d_sd) {
   const std::size_t m = entries.size();
-  std::vector<Factor> f(m);
-  std::vector<double> prefix(m + 1), inverse_sd(m);
+  // Entry s at node j0 + i: f[s * kBlock + i], each written before it is read (not zeroed).
+  Scratch<Factor, kBlock> f(m * kBlock, boost::container::default_init);
+  Scratch<double, 2> prefix(m + 1);
+  Scratch<double> inverse_sd(m);
   for (std::size_t s = 0; s < m; ++s) inverse_sd[s] = 1 / entries[s].sd;
   double below_all = 0;
   const auto& normal = normal_table();
-  for (std::size_t j = first; j < last; ++j) {
-    prefix[0] = 1;
+  for (std::size_t j0 = first; j0 < last; j0 += kBlock) {
+    const std::size_t count = std::min(kBlock, last - j0);
     for (std::size_t s = 0; s < m; ++s) {
-      f[s] = factor_at(normal, entries[s], inverse_sd[s], rule.y[j]);
-      prefix[s + 1] = prefix[s] * f[s].below;
+      Factor* at = &f[s * kBlock];
+      for (std::size_t i = 0; i < count; ++i)
+        at[i] = factor_at(normal, entries[s], inverse_sd[s], rule.y[j0 + i]);
     }
-    const double w = rule.weight[j];
-    below_all += w * prefix[m];
-    double suffix = w;
-    for (std::size_t s = m; s-- > 0;) {
-      const double rest = prefix[s] * suffix * f[s].density;
-      d_mean[s] += rest;
-      d_sd[s] += rest * f[s].z;
-      suffix *= f[s].below;
+    for (std::size_t i = 0; i < count; ++i) {
+      prefix[0] = 1;
+      for (std::size_t s = 0; s < m; ++s) prefix[s + 1] = prefix[s] * f[s * kBlock + i].below;
+      const double w = rule.weight[j0 + i];
+      below_all += w * prefix[m];
+      double suffix = w;
+      for (std::size_t s = m; s-- > 0;) {
+        const auto& e = f[s * kBlock + i];
+        const double rest = prefix[s] * suffix * e.density;
+        d_mean[s] += rest;
+        d_sd[s] += rest * e.z;
+        suffix *= e.below;
+      }
     }
   }
   return below_all;
@@ -190,38 +210,46 @@ detail::MaximumRule gauss_rule(const detail::MaximumRule& fine, int k) {
   return rule;
 }
 
-// The largest error of `rule` against `fine` over the test integrands: one step of sd
-// kNarrowest (the narrowest the shared rule serves) at means spread over fine's range, its
-// density and the density times z (the slopes' integrands).
-double gauss_error(const detail::MaximumRule& rule, const detail::MaximumRule& fine) {
-  double worst = 0;
+// E[g(M)] by `rule` for the test integrands g: one step of sd kNarrowest (the narrowest the
+// shared rule serves) at means spread over fine's range, its density and the density times z
+// (the slopes' integrands); three a mean.
+std::vector<double> test_integrals(const detail::MaximumRule& rule,
+                                   const detail::MaximumRule& fine) {
+  std::vector<double> integrals;
   const auto& normal = normal_table();
   const double step = kTestSpacing * SuccessRule::kNarrowest;
   for (double mean = fine.y.front(); mean <= fine.y.back(); mean += step) {
     const detail::Step e{mean, SuccessRule::kNarrowest};
-    std::array<double, 3> a{}, b{};
-    for (std::size_t i = 0; i < fine.y.size(); ++i) {
-      const auto f = factor_at(normal, e, 1 / e.sd, fine.y[i]);
-      a[0] += fine.weight[i] * f.below, a[1] += fine.weight[i] * f.density;
-      a[2] += fine.weight[i] * f.density * f.z;
-    }
+    std::array<double, 3> a{};
     for (std::size_t i = 0; i < rule.y.size(); ++i) {
       const auto f = factor_at(normal, e, 1 / e.sd, rule.y[i]);
-      b[0] += rule.weight[i] * f.below, b[1] += rule.weight[i] * f.density;
-      b[2] += rule.weight[i] * f.density * f.z;
+      a[0] += rule.weight[i] * f.below, a[1] += rule.weight[i] * f.density;
+      a[2] += rule.weight[i] * f.density * f.z;
     }
-    for (std::size_t c = 0; c < a.size(); ++c) worst = std::max(worst, std::abs(a[c] - b[c]));
+    integrals.insert(integrals.end(), a.begin(), a.end());
   }
+  return integrals;
+}
+
+// The largest error of `rule` against `fine` over the test integrands, fine's own integrals
+// (test_integrals(fine, fine)) given: they are the same for every rule tried.
+double gauss_error(const detail::MaximumRule& rule, const detail::MaximumRule& fine,
+                   std::span<const double> exact) {
+  const auto integrals = test_integrals(rule, fine);
+  double worst = 0;
+  for (std::size_t c = 0; c < exact.size(); ++c)
+    worst = std::max(worst, std::abs(exact[c] - integrals[c]));
   return worst;
 }
 
 // The fewest-node Gauss rule that meets kGaussTolerance on the test integrands, or `fine`.
 detail::MaximumRule shared_rule(std::int64_t distractors) {
   auto fine = detail::maximum_rule(distractors, {}, kPieceSds * SuccessRule::kNarrowest);
+  const auto exact = test_integrals(fine, fine);
   for (int k : kGaussNodes) {
     if (static_cast<std::size_t>(k) >= fine.y.size()) break;
     auto rule = gauss_rule(fine, k);
-    if (gauss_error(rule, fine) < kGaussTolerance) return rule;
+    if (gauss_error(rule, fine, exact) < kGaussTolerance) return rule;
   }
   return fine;
 }
@@ -244,7 +272,7 @@ std::size_t SuccessRule::nodes() const { return rule_->y.size(); }
 bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, double& probability,
                          std::span<double> slope) const {
   const std::size_t m = x.size();
-  std::vector<detail::Step> entries(m), narrow;
+  Scratch<detail::Step> entries(m), narrow;
   for (std::size_t s = 0; s < m; ++s) {
     if (!(x[s] >= 0 && x[s] <= 1)) return false;
     const auto e = law_entry(law, beta, x[s]);
@@ -252,11 +280,13 @@ bool SuccessRule::lookup(EntryLaw law, double beta, std::span<const double> x, d
     entries[s] = {e.mean, e.sd};
     if (e.sd < kNarrowest) narrow.push_back(entries[s]);
   }
-  std::vector<double> d_mean(m), d_sd(m);
+  Scratch<double> d_mean(m), d_sd(m);
+  const std::span<const detail::Step> all(entries.data(), m);
   if (narrow.empty()) {
-    probability = integrate(*rule_, mass_, entries, d_mean, d_sd);
+    probability = integrate(*rule_, mass_, all, {d_mean.data(), m}, {d_sd.data(), m});
   } else {
-    probability = integrate_narrow(*coarse_, narrow, entries, d_mean, d_sd);
+    probability = integrate_narrow(*coarse_, {narrow.data(), narrow.size()}, all,
+                                   {d_mean.data(), m}, {d_sd.data(), m});
   }
   for (std::size_t s = 0; s < m; ++s)
     slope[s] = detail::law_slope(law, beta, x[s], entries[s].sd, d_mean[s], d_sd[s]);

@@ -43,27 +43,57 @@ void chebyshev_basis(double t, int degree, std::span<double> value, std::span<do
   }
 }
 
-// sum_k c_k T_k(t) and sum_k c_k T_k'(t): chebyshev_basis and the two sums in one pass, the same
-// operations in the same order (so the same bits) without the arrays, which at W = S = 128 (a
-// lookup a phase) were most of an evaluation's memory traffic.
-void interpolate_one(std::span<const double> c, double t, int degree, double& value,
-                     double& slope) {
-  double v0 = 1, s0 = 0;  // T_{k-2}, T'_{k-2}, then T_{k-1}, T'_{k-1}
-  value = 0 + c[0] * v0;
-  slope = 0 + c[0] * s0;
+// Two doubles as the two lanes of one vector (GCC/clang vector extensions: SSE2 natively, SIMD128
+// in the page), each lane the scalar multiplies and adds in the same order: the scalar bits.
+using Pair = double __attribute__((vector_size(2 * sizeof(double))));
+template <typename V>
+constexpr std::size_t kWidth = sizeof(V) / sizeof(double);
+void set_lane(double& v, std::size_t, double x) { v = x; }
+void set_lane(Pair& v, std::size_t j, double x) { v[j] = x; }
+
+// sum_k c_k T_k(t) and sum_k c_k T_k'(t) at Chains * kWidth<V> points, each with its own
+// coefficients (c[p]; lane j of t[n] is point n kWidth + j's t): chebyshev_basis and the two sums
+// in one pass, the same operations in the same order (so the same bits) without the arrays,
+// which at W = S = 128 (a lookup a phase) were most of an evaluation's memory traffic. A point's
+// recurrence is a chain of dependent multiplies and adds (24 steps, each waiting on the last):
+// several chains side by side, of two lanes each, keep the processor busy
+// (SuccessTable::lookup_each), in WebAssembly too.
+template <typename V, std::size_t Chains>
+void interpolate_lanes(const std::array<const double*, Chains * kWidth<V>>& c,
+                       const std::array<V, Chains>& t, int degree, std::array<V, Chains>& value,
+                       std::array<V, Chains>& slope) {
+  const auto coefficient = [&](std::size_t n, std::size_t k) {
+    V c_k{};
+    for (std::size_t j = 0; j < kWidth<V>; ++j) set_lane(c_k, j, c[n * kWidth<V> + j][k]);
+    return c_k;
+  };
+  const V zero{}, one = zero + 1.0;
+  std::array<V, Chains> v0, v1, s0, s1;  // T_{k-2}, T'_{k-2}, then T_{k-1}, T'_{k-1}
+  for (std::size_t n = 0; n < Chains; ++n) {
+    v0[n] = one, s0[n] = zero;
+    value[n] = zero + coefficient(n, 0) * v0[n];
+    slope[n] = zero + coefficient(n, 0) * s0[n];
+  }
   if (degree == 0) return;
-  double v1 = t, s1 = 1;
-  value += c[1] * v1;
-  slope += c[1] * s1;
+  for (std::size_t n = 0; n < Chains; ++n) {
+    v1[n] = t[n], s1[n] = one;
+    value[n] += coefficient(n, 1) * v1[n];
+    slope[n] += coefficient(n, 1) * s1[n];
+  }
   for (int k = 2; k <= degree; ++k) {
-    const double v = 2 * t * v1 - v0;
-    const double s = 2 * v1 + 2 * t * s1 - s0;
-    const auto i = static_cast<std::size_t>(k);
-    value += c[i] * v;
-    slope += c[i] * s;
-    v0 = v1, v1 = v, s0 = s1, s1 = s;
+    for (std::size_t n = 0; n < Chains; ++n) {
+      const V v = 2.0 * t[n] * v1[n] - v0[n];
+      const V s = 2.0 * v1[n] + 2.0 * t[n] * s1[n] - s0[n];
+      const V c_k = coefficient(n, static_cast<std::size_t>(k));
+      value[n] += c_k * v;
+      slope[n] += c_k * s;
+      v0[n] = v1[n], v1[n] = v, s0[n] = s1[n], s1[n] = s;
+    }
   }
 }
+
+// Points a lookup_each interpolates side by side.
+constexpr std::size_t kLanes = 4;
 
 }  // namespace
 
@@ -137,15 +167,55 @@ bool SuccessTable::lookup(std::span<const double> x, double& probability,
   }
   std::array<double, 2> at{0, 0};
   for (std::size_t d = 0; d < m; ++d) at[d] = std::clamp(x[d], 0.0, 1.0);
-  Patch* patch = root_.get();
   Region region;
+  const Patch* patch = leaf(at, region);
+  if (patch == nullptr) return false;
+  interpolate(*patch, region, {at.data(), m}, probability, slope);
+  return true;
+}
+
+bool SuccessTable::lookup_each(std::span<const double> x, std::span<double> probability,
+                               std::span<double> slope) const {
+  if (multiplicity_ != 1 || entries_ == multiplicity_) return false;
+  // Every point's leaf first (building what is missing), then the lanes.
+  std::array<const double*, kLanes> c{};
+  std::array<double, kLanes> t{}, scale{};
+  std::array<Pair, kLanes / 2> pair_t{}, value{}, d_t{};
+  std::array<std::size_t, kLanes> index{};
+  std::size_t lanes = 0;
+  const auto flush = [&](std::size_t used) {
+    for (std::size_t l = used; l < kLanes; ++l) c[l] = c[0], t[l] = t[0];
+    for (std::size_t l = 0; l < kLanes; ++l) pair_t[l / 2][l % 2] = t[l];
+    interpolate_lanes<Pair, kLanes / 2>(c, pair_t, degree_, value, d_t);
+    for (std::size_t l = 0; l < used; ++l) {
+      probability[index[l]] = value[l / 2][l % 2];
+      slope[index[l]] = d_t[l / 2][l % 2] * scale[l];  // dt/dx
+    }
+  };
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!covers(x.subspan(i, 1))) return false;
+    const std::array<double, 2> at{std::clamp(x[i], 0.0, 1.0), 0};
+    Region region;
+    const Patch* patch = leaf(at, region);
+    if (patch == nullptr) return false;
+    c[lanes] = patch->coefficients.data();
+    t[lanes] = 2 * (at[0] - region.lo[0]) / region.width - 1;
+    scale[lanes] = 2 / region.width;
+    index[lanes] = i;
+    if (++lanes == kLanes) flush(lanes), lanes = 0;
+  }
+  if (lanes > 0) flush(lanes);
+  return true;
+}
+
+const SuccessTable::Patch* SuccessTable::leaf(const std::array<double, 2>& at,
+                                              Region& region) const {
+  const auto m = static_cast<std::size_t>(multiplicity_);
+  Patch* patch = root_.get();
   for (;;) {
     std::call_once(patch->built, [&] { build(*patch, region); });
-    if (patch->kind == Patch::Kind::leaf) {
-      interpolate(*patch, region, {at.data(), m}, probability, slope);
-      return true;
-    }
-    if (patch->kind == Patch::Kind::unresolved) return false;
+    if (patch->kind == Patch::Kind::leaf) return patch;
+    if (patch->kind == Patch::Kind::unresolved) return nullptr;
     region.width /= 2;
     ++region.depth;
     std::size_t child = 0;
@@ -204,9 +274,12 @@ void SuccessTable::interpolate(const Patch& patch, const Region& region, std::sp
   const auto n = static_cast<std::size_t>(degree_ + 1);
   const auto m = x.size();
   if (m == 1) {
-    interpolate_one(patch.coefficients, 2 * (x[0] - region.lo[0]) / region.width - 1, degree_,
-                    probability, d_u[0]);
-    d_u[0] *= 2 / region.width;  // dt/dx
+    std::array<double, 1> value, slope;
+    interpolate_lanes<double, 1>({patch.coefficients.data()},
+                                 {2 * (x[0] - region.lo[0]) / region.width - 1}, degree_, value,
+                                 slope);
+    probability = value[0];
+    d_u[0] = slope[0] * (2 / region.width);  // dt/dx
     return;
   }
   // Not zeroed (a memset of 800 bytes was a tenth of a lookup in the page): chebyshev_basis

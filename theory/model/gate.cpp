@@ -208,7 +208,11 @@ Gate gate_from_weights(std::vector<double> weights, std::string spec) {
     total = std::accumulate(weights.begin(), weights.end(), 0.0);
   }
   if (!(total > 0)) bad_gate(spec, "weights must not all be zero");
-  for (double& w : weights) w /= total;
+  // x / 1 is x: weights that already sum to 1 (a softmax's, often, which the searches pass
+  // here at every evaluation) keep their bits without the divisions.
+  if (total != 1) {
+    for (double& w : weights) w /= total;
+  }
   return {std::move(weights), std::move(spec), {}};
 }
 
@@ -412,9 +416,10 @@ std::vector<double> normalized_weights(const Gate& gate) {
   double sum_sq = 0;
   for (double w : gate.weights) sum_sq += w * w;
   const double norm = std::sqrt(sum_sq);
-  std::vector<double> u;
-  u.reserve(gate.weights.size());
-  for (double w : gate.weights) u.push_back(w / norm);
+  // Sized first, then written (no capacity check a slot): the searches call this at every
+  // evaluation of J, 128 slots at W = 128.
+  std::vector<double> u(gate.weights.size());
+  for (std::size_t s = 0; s < u.size(); ++s) u[s] = gate.weights[s] / norm;
   return u;
 }
 

@@ -21,13 +21,14 @@ inline constexpr double kIterationOverhead = 4e-6;
 /// One quadrature (the reports' values at the optimum, the one-hot gates, the equal splits).
 inline constexpr double kQuadrature = 4e-5;
 /// A phase held by more than two slots has no table: the success rule (channel/success_rule.hpp,
-/// 40 to 80 nodes, Phi and phi from a table of polynomials), per slot of the phase and evaluation.
-inline constexpr double kRulePerSlot = 0.5e-6;
+/// 40 to 80 nodes, Phi and phi from a table of polynomials, both at once in two lanes), per slot
+/// of the phase and evaluation.
+inline constexpr double kRulePerSlot = 0.35e-6;
 /// A phase of more than two slots with a slot near one-hot (sd below 0.25: where a run locks
 /// in) is integrated on a composite rule of its own from that slot's step up to M's far upper
 /// tail, about 160 nodes, with M's density at the half of them below the shared composite
 /// rule's pieces.
-inline constexpr double kNarrowRulePhase = 1e-5;
+inline constexpr double kNarrowRulePhase = 0.7e-5;
 /// Evaluations per L-BFGS iteration (the line search's halvings) and per dynamics step.
 inline constexpr double kEvaluationsPerIteration = 1.2;
 /// Iterations of an ascent from an equal split, a warm start or a polish (5 to 130 measured,

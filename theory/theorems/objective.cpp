@@ -35,6 +35,12 @@ class PhaseSuccess {
     return value.probability;
   }
 
+  // Phases of one coordinate each, all at once (x[i] the i-th's), where the tables serve them
+  // all; false otherwise (ask operator() one at a time).
+  bool each(std::span<const double> x, std::span<double> probability, std::span<double> slope) {
+    return tabled_ && tabled_->each(x, probability, slope);
+  }
+
  private:
   const channel::SuccessGradient& quadrature(std::span<const double> x) {
     for (const auto& [at, value] : computed_) {
@@ -96,6 +102,43 @@ bool asked(std::span<const double> needed, std::size_t phi) {
   return needed.empty() || needed[phi] != 0;
 }
 
+// Two coordinates alike to the bit: NaN never; 0 and -0 told apart.
+bool same_bits(double a, double b) { return a == b && std::signbit(a) == std::signbit(b); }
+
+// each_phase where every phase asked for has one slot (W <= S): the coordinates to compute
+// gathered first, each phase alike to the one computed before it reading that one's, as
+// each_phase does, and the lookups made together (SuccessTable::lookup_each, the same bits as
+// one at a time). False, with `result` untouched, where a phase has no slot or the tables do not
+// serve every coordinate.
+template <typename Coordinate>
+bool one_slot_phases(const PhaseSlots& by_phase, PhaseSuccess& success, Coordinate coordinate,
+                     std::span<const double> needed, PhaseGradients& result) {
+  constexpr auto kNone = static_cast<std::size_t>(-1);
+  const std::size_t phases = by_phase.start.size() - 1;
+  std::vector<double> x;
+  std::vector<std::size_t> computed(phases, kNone);  // each asked phase's entry of x
+  x.reserve(phases);
+  for (std::size_t phi = 0; phi < phases; ++phi) {
+    if (!asked(needed, phi)) continue;
+    const auto slots = by_phase.of(phi);
+    if (slots.size() != 1) return false;
+    const double at = coordinate(slots[0]);
+    if (x.empty() || !same_bits(at, x.back())) x.push_back(at);
+    computed[phi] = x.size() - 1;
+  }
+  std::vector<double> p(x.size()), slope(x.size());
+  if (!success.each(x, p, slope)) return false;
+  for (std::size_t phi = 0; phi < phases; ++phi) {
+    if (computed[phi] == kNone) {
+      result.success.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
+    result.success.push_back(p[computed[phi]]);
+    result.slope[static_cast<std::size_t>(by_phase.of(phi)[0])] = slope[computed[phi]];
+  }
+  return true;
+}
+
 // Every phase's P and slopes from its slots' coordinates coordinate(s), into `result`; a phase
 // not asked for gets P = NaN and slopes 0. A phase whose coordinates are, to the bit, those of
 // the phase computed before it takes that one's P and slopes: the same function of the same
@@ -106,6 +149,7 @@ template <typename Coordinate>
 void each_phase(const Geometry& geometry, PhaseSuccess& success, Coordinate coordinate,
                 std::span<const double> needed, PhaseGradients& result) {
   const auto by_phase = slots_by_phase(result.phase, geometry.stride);
+  if (by_phase.most == 1 && one_slot_phases(by_phase, success, coordinate, needed, result)) return;
   std::vector<double> x(by_phase.most), before(by_phase.most), slope(by_phase.most);
   std::size_t size_before = 0;  // coordinates of the phase computed last (0: none yet)
   double p_before = 0;
@@ -117,9 +161,6 @@ void each_phase(const Geometry& geometry, PhaseSuccess& success, Coordinate coor
     }
     const std::size_t m = slots.size();
     for (std::size_t i = 0; i < m; ++i) x[i] = coordinate(slots[i]);
-    const auto same_bits = [](double a, double b) {  // NaN never; 0 and -0 told apart
-      return a == b && std::signbit(a) == std::signbit(b);
-    };
     if (m == 0 || m != size_before ||
         !std::equal(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(m), before.begin(),
                     same_bits)) {
@@ -315,10 +356,15 @@ std::vector<double> normalized_backprop(std::span<const double> g, std::span<con
   double norm = 0;
   for (double x : g) norm += x * x;
   norm = std::sqrt(norm);
-  double radial = 0;  // sum_s u_s dJ/du_s
-  for (std::size_t s = 0; s < g.size(); ++s) radial += g[s] / norm * d_u[s];
+  // u_s = g_s / norm, held in d_g until its own value replaces it: computed once, not twice (a
+  // division a slot fewer, and the same numbers).
   std::vector<double> d_g(g.size());
-  for (std::size_t t = 0; t < g.size(); ++t) d_g[t] = (d_u[t] - g[t] / norm * radial) / norm;
+  double radial = 0;  // sum_s u_s dJ/du_s
+  for (std::size_t s = 0; s < g.size(); ++s) {
+    d_g[s] = g[s] / norm;
+    radial += d_g[s] * d_u[s];
+  }
+  for (std::size_t t = 0; t < g.size(); ++t) d_g[t] = (d_u[t] - d_g[t] * radial) / norm;
   return d_g;
 }
 

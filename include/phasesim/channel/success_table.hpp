@@ -55,6 +55,12 @@ class SuccessTable {
   /// The same without allocating (the searches' inner loop): P into `probability`, dP/dx_s
   /// into `slope` (x.size() of them); false, writing nothing, where not served.
   bool lookup(std::span<const double> x, double& probability, std::span<double> slope) const;
+  /// lookup() of many points of one coordinate each (multiplicity 1): x[i]'s P into
+  /// probability[i] and dP/dx into slope[i], the same bits as lookup() gives, several points
+  /// interpolated side by side (W = S evaluates a lookup a phase). False, with the outputs
+  /// unspecified, where lookup() would not serve every point, or for two coordinates.
+  bool lookup_each(std::span<const double> x, std::span<double> probability,
+                   std::span<double> slope) const;
   /// Patches built so far and their nodes evaluated (what the table cost).
   std::int64_t patches() const;
   std::int64_t nodes() const;
@@ -63,6 +69,8 @@ class SuccessTable {
   struct Patch;
   struct Region;
   void build(Patch& patch, const Region& region) const;
+  /// The leaf holding `at` (built down to it), its square in `region`; nullptr if unresolved.
+  const Patch* leaf(const std::array<double, 2>& at, Region& region) const;
   void interpolate(const Patch& patch, const Region& region, std::span<const double> x,
                    double& probability, std::span<double> slope) const;
 
@@ -96,6 +104,13 @@ class SuccessTables {
     SuccessGradient operator()(std::span<const double> x) const;
     /// The same into `slope` (x.size() of them), returning P; allocates only for the quadrature.
     double operator()(std::span<const double> x, std::span<double> slope) const;
+    /// Phases of one coordinate each, x[i] the i-th's: P into probability[i], dP/dx into
+    /// slope[i], as operator() gives them, through SuccessTable::lookup_each; false where the
+    /// table does not serve them all (then ask operator() one at a time).
+    bool each(std::span<const double> x, std::span<double> probability,
+              std::span<double> slope) const {
+      return tables_[0] != nullptr && tables_[0]->lookup_each(x, probability, slope);
+    }
 
    private:
     SuccessTables* owner_;
