@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "phasesim/commands/lab.hpp"
 #include "phasesim/engines/plan.hpp"
 #include "phasesim/frontier/frontier.hpp"
 #include "phasesim/niah/architecture.hpp"
@@ -206,6 +207,44 @@ void frontier_cases(std::vector<CommandCase>& cases) {
   }
 }
 
+// diagnose --threads 1 of tables niah --engine analytic made, as counts of 10^5 trials a group:
+// the period tests and both one-head fits of a V4-like table (-W 8 -S 4 --gates
+// weights:1,2,3,4,1,2,3,4 --beta 5, 8 groups at L 131072), a one-token fit under the read path
+// (-W 4 -S 4 --gates weights:1,2,3,4 --beta 6 -L 8192 --top-k 16 --sliding-window 64) and the
+// 2-token fit by the argmax (-W 2 -S 2 --needle-tokens 2 --gates weights:0.8,0.6 --beta 4
+// -L 2048).
+void diagnose_cases(std::vector<CommandCase>& cases) {
+  struct Table {
+    int window;
+    std::int64_t context, top_k, sliding_window;
+    int tokens;
+    const char* csv;
+  };
+  const Table tables[] = {
+      {8, 131072, 0, 0, 1,
+       "group,successes,trials\n0,66,100000\n1,448,100000\n2,2180,100000\n3,8159,100000\n"
+       "4,66,100000\n5,448,100000\n6,2180,100000\n7,8159,100000\n"},
+      {4, 8192, 16, 64, 1,
+       "group,successes,trials\n0,1685,100000\n1,17175,100000\n2,69676,100000\n"
+       "3,98783,100000\n"},
+      {2, 2048, 0, 0, 2, "group,successes,trials\n0,95623,100000\n1,18569,100000\n"}};
+  const auto environment = commands::default_environment();
+  for (const auto& t : tables) {
+    commands::Diagnose::Options o;
+    o.table = {"table.csv", t.csv};
+    o.spec.window = t.window;
+    o.spec.stride = t.window == 8 ? 4 : t.window;
+    o.spec.context = t.context;
+    if (t.top_k > 0) o.spec.top_k = t.top_k;
+    if (t.sliding_window > 0) o.spec.sliding_window = t.sliding_window;
+    o.spec.needle_tokens = t.tokens;
+    auto command = std::make_shared<const commands::Diagnose>(o, environment);
+    cases.push_back({name_of("Diagnose", {{"W", t.window}, {"k", t.top_k}, {"n", t.tokens}}),
+                     [command] { return command->work().estimate; },
+                     [command] { return command->document(command->run({Parallel{1}})).size(); }});
+  }
+}
+
 }  // namespace
 
 std::vector<CommandCase> command_cases() {
@@ -216,6 +255,7 @@ std::vector<CommandCase> command_cases() {
   analytic_cases(cases);
   engine_cases(cases);
   frontier_cases(cases);
+  diagnose_cases(cases);
   return cases;
 }
 

@@ -23,8 +23,9 @@ struct CommandCase {
 
 /// optimize, phase-diagram and dynamics over W in {8, 16, 32, 64, 128}, the theorem checks and
 /// T3's joint training at two sizes, the analytic engine over caches and query heads, the
-/// Monte Carlo engines over L, W, d and heads, and frontier at L 32768, 131072 and 1048576 and
-/// at 131072 with the presets.
+/// Monte Carlo engines over L, W, d and heads, frontier at L 32768, 131072 and 1048576 and
+/// at 131072 with the presets, and diagnose: the period tests, a fit under the read path and
+/// the 2-token fit.
 std::vector<CommandCase> command_cases();
 
 }  // namespace phasesim::bench

@@ -4,9 +4,10 @@
     build/phasesim_command_benchmarks --benchmark_out=commands.json --benchmark_out_format=json
     python3 benchmarks/cost-table.py commands.json
 
-Prints two Markdown tables: the theory commands over the window (CPU time on one thread, and
-each command's up-front estimate over that time), and each engine's time at a base case with
-the factor that four times L, W, d or the heads (or 64 query heads a cache) multiplies it by.
+Prints Markdown tables: the theory commands over the window (CPU time on one thread, and each
+command's up-front estimate over that time), each engine's time at a base case with the factor
+that four times L, W, d or the heads (or 64 query heads a cache) multiplies it by, frontier at
+three contexts, and diagnose at three tables.
 The header line names the CPU, the SIMD target and the load the run saw."""
 import json
 import sys
@@ -113,6 +114,21 @@ def frontier_table(runs):
     return "\n".join(lines)
 
 
+def diagnose_table(runs):
+    """diagnose --threads 1 of three tables the analytic engine made (benchmarks/command_cases.cpp)."""
+    labels = {(8, 0, 1): "the period tests and both one-head fits: 8 groups, W 8 / S 4, L 131072",
+              (4, 16, 1): "a one-token fit under `--top-k 16 --sliding-window 64`: W = S = 4, L 8192",
+              (2, 0, 2): "the fit of `--needle-tokens 2` by the argmax: W = S = 2, L 2048"}
+    lines = ["| `diagnose` | time | estimate / time |", "|---|---|---|"]
+    for r in runs:
+        if not r["name"].startswith("BM_Diagnose/"):
+            continue
+        a = args(r)
+        label = labels.get((a["W"], a["k"], a["n"]), r["name"])
+        lines.append(f"| {label} | {text(seconds(r))} | {r['estimate_s'] / seconds(r):.2f} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def main(path):
     with open(path) as f:
         report = json.load(f)
@@ -129,6 +145,8 @@ def main(path):
     print(engine_table(runs))
     print()
     print(frontier_table(runs))
+    print()
+    print(diagnose_table(runs))
     ratios = [r["estimate_s"] / seconds(r) for r in runs]
     print(f"\nEvery case of the grid ({len(runs)}): estimate / time from {min(ratios):.2f} to "
           f"{max(ratios):.2f}.")
