@@ -257,8 +257,7 @@ detail::MaximumRule shared_rule(std::int64_t distractors) {
 }  // namespace
 
 SuccessRule::SuccessRule(std::int64_t distractors)
-    : distractors_(distractors),
-      rule_(std::make_unique<detail::MaximumRule>(shared_rule(distractors))),
+    : rule_(std::make_unique<detail::MaximumRule>(shared_rule(distractors))),
       mass_(mass_of(*rule_)),
       coarse_(std::make_unique<detail::MaximumRule>(
           detail::maximum_rule(rule_->range, {}, kPieceSds * kNarrowest, kNarrowDensityScales))) {

@@ -50,7 +50,6 @@ class SuccessRule {
   std::size_t nodes() const;
 
  private:
-  std::int64_t distractors_;
   std::unique_ptr<const detail::MaximumRule> rule_;
   double mass_;  ///< the rule's integral of M's density: 1 up to its error, which cancels
   /// The composite rule a narrow call's own rule continues with above its steps (M's density at
