@@ -40,7 +40,7 @@ std::array<double, 2> read_path_variants(const channel::PhaseSlots& slots, doubl
 double read_path_success_at(const channel::PhaseSlots& slots, double u, double beta,
                             const FitInput& input) {
   const auto [far, window] = read_path_variants(slots, u, beta, input);
-  return (1 - input.window_share) * far + input.window_share * window;
+  return input.mixed(far, window);
 }
 
 double phase_success(const channel::PhaseSlots& slots, double u, double beta,
@@ -92,10 +92,6 @@ std::array<double, 2> token_reads_at(const FitInput& input, const Gate& gate, do
   return {values.front().retrieved, values.back().retrieved};
 }
 
-double mixed(const FitInput& input, const std::array<double, 2>& reads) {
-  return (1 - input.window_share) * reads[0] + input.window_share * reads[1];
-}
-
 }  // namespace
 
 std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gate, double beta,
@@ -104,11 +100,13 @@ std::array<double, 2> token_read_variants(const FitInput& input, const Gate& gat
 }
 
 double token_read(const FitInput& input, const Gate& gate, double beta, int phi) {
-  return mixed(input, token_read_variants(input, gate, beta, phi));
+  const auto [far, window] = token_read_variants(input, gate, beta, phi);
+  return input.mixed(far, window);
 }
 
 double token_table_read(const FitInput& input, const Gate& gate, double beta, int phi) {
-  return mixed(input, token_reads_at(input, gate, beta, phi, channel::ReadAccuracy::table));
+  const auto [far, window] = token_reads_at(input, gate, beta, phi, channel::ReadAccuracy::table);
+  return input.mixed(far, window);
 }
 
 }  // namespace phasesim::diagnose::detail

@@ -79,7 +79,7 @@ std::vector<double> class_chance(const std::vector<int>& m, int phases, std::int
 // The share of the table's needles in the sliding window, as niah places them (MODEL.md
 // section 5: group r at k G + r, k uniform over one range that keeps every entry holding the
 // needle complete before the query): a needle is in the window when all its tokens are in the
-// last `sliding_window` tokens of the context (sim/niah/report.cpp's window_reach). Window /
+// last `sliding_window` tokens of the context (niah::window_reach). Window /
 // context where the geometry is not known, or where niah's protocol cannot place the groups
 // in the context (the table did not come from it). At W = S = 4, L = 2048 and a 64-token
 // window, 15 of a group's 510 needles: 0.0294, not 64 / 2048 = 0.0313.
@@ -95,7 +95,7 @@ double window_share(const DiagnosedArchitecture& a, int groups) {
   } catch (const InputError&) {
     return even;
   }
-  const auto reach = a.context - a.sliding_window - (a.needle_tokens - 1);
+  const auto reach = niah::window_reach(a.context, a.sliding_window, a.needle_tokens);
   std::int64_t inside = 0;
   for (int r = 0; r < groups; ++r) inside += plan.positions_from(r, reach);
   return static_cast<double>(inside) / static_cast<double>(groups * plan.block_count);

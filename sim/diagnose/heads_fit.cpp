@@ -49,7 +49,7 @@ class HeadsSlice {
       return -portable::expm1(n * log_miss[0] + (input_.heads - n) * log_miss[1]);
     };
     if (input_.window_share == 0) return hit(far_[p]);
-    return (1 - input_.window_share) * hit(far_[p]) + input_.window_share * hit(window_[p]);
+    return input_.mixed(hit(far_[p]), hit(window_[p]));
   }
 
   double term(std::size_t p, int n) const {
@@ -105,7 +105,7 @@ class HeadsSlice {
   }
 
   const FitInput& input_;
-  std::vector<std::array<double, 2>> far_;  // log(1 - p): covering, and not (chance)
+  std::vector<std::array<double, 2>> far_;  // log(1 - p): covering, and not
   std::vector<std::array<double, 2>> window_;
 };
 

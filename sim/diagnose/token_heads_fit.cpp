@@ -104,7 +104,7 @@ class TokenHeadsSlice {
       }
       hit[v] = -portable::expm1(log_miss);
     }
-    return (1 - input_.window_share) * hit[0] + input_.window_share * hit[1];
+    return input_.mixed(hit[0], hit[1]);
   }
 
   double term(int phi, int n, int m) const {

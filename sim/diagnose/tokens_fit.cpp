@@ -279,8 +279,8 @@ class TokenSlice {
     std::pair<std::vector<double>, double> found{{}, -std::numeric_limits<double>::infinity()};
     for (std::size_t heavy = 0; heavy <= active.size(); ++heavy) {
       std::vector<double> y(input_.phases.size(), 0.0);
+      const double norm = std::sqrt(heavy < active.size() ? count + 8 : count);
       for (std::size_t k = 0; k < active.size(); ++k) {
-        const double norm = heavy < active.size() ? std::sqrt(count + 8) : std::sqrt(count);
         y[static_cast<std::size_t>(active[k])] = (k == heavy ? 3.0 : 1.0) / norm;
       }
       auto candidate = best_from(std::move(y), -1);

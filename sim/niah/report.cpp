@@ -200,11 +200,9 @@ namespace {
 
 using PhaseTable = std::vector<std::vector<double>>;  // [head][phase]
 
-// The first position whose needle (all n tokens) reaches head h's sliding window: L - N - n + 1
-// (past every needle without a window).
-std::int64_t window_reach(const NiahModel& m, int h) {
-  const auto window = m.read_path(h).sliding_window;
-  return window > 0 ? m.context - window - (m.needle_tokens - 1) : m.context;
+// The first position whose needle (all n tokens) reaches head h's sliding window.
+std::int64_t head_reach(const NiahModel& m, int h) {
+  return window_reach(m.context, m.read_path(h).sliding_window, m.needle_tokens);
 }
 
 // The modulus of the needle positions' classes: the strides' period, or past every needle.
@@ -216,7 +214,7 @@ std::int64_t class_modulus(const NiahRun& run) {
 // The first position some head's window reaches.
 std::int64_t nearest_reach(const NiahModel& m) {
   std::int64_t near = m.context;
-  for (int h = 0; h < m.heads(); ++h) near = std::min(near, window_reach(m, h));
+  for (int h = 0; h < m.heads(); ++h) near = std::min(near, head_reach(m, h));
   return near;
 }
 
@@ -237,7 +235,7 @@ std::vector<double> exact_means(const NiahRun& run, const PhaseTable& far, const
   std::vector<std::int64_t> reach;
   for (int h = 0; h < m.heads(); ++h) {
     if (m.key_head(h) == h) keys.push_back(h);
-    reach.push_back(window_reach(m, h));
+    reach.push_back(head_reach(m, h));
   }
   std::vector<double> heads(static_cast<std::size_t>(m.heads()));
   const auto combined = [&](std::int64_t p, bool windows) {

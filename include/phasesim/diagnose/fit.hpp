@@ -45,6 +45,11 @@ struct FitInput {
   int stride = 0;
   int needle_tokens = 1;
   bool read_path() const { return top_k.has_value() || sliding_window > 0; }
+  /// A phase's success over the table's needles from its success far from the query and inside
+  /// the window: the table mixes the two by window_share.
+  double mixed(double far, double inside) const {
+    return (1 - window_share) * far + window_share * inside;
+  }
 };
 
 /// The largest beta a fit explores; beyond it the success of a covered phase is 1 to

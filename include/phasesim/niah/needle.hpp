@@ -55,6 +55,13 @@ struct NeedlePlan {
 /// P < 1, G * P exceeds the 32-bit trial counter, or the context is too short to hold G
 /// groups of interior needle positions; `heads` names the geometries in that message
 /// ("... must be at least 24 for HEADS and --groups 8"). `tokens`: the needle's (n).
+/// The first needle position whose n tokens all lie in the last `window` tokens of the context,
+/// those a sliding window of that many raw tokens reads: L - N - n + 1; the context itself
+/// (past every needle) without a window.
+inline std::int64_t window_reach(std::int64_t context, std::int64_t window, int tokens) {
+  return window > 0 ? context - window - (tokens - 1) : context;
+}
+
 NeedlePlan plan_needles(std::span<const Geometry> geometries, std::int64_t context, int groups,
                         int prompts, const std::string& heads, int tokens = 1);
 
