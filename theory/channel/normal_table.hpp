@@ -8,6 +8,8 @@
 #include <array>
 #include <cstddef>
 
+#include "lanes.hpp"
+
 namespace phasesim::channel::detail {
 
 class NormalTable {
@@ -40,10 +42,8 @@ class NormalTable {
   static double centre(std::size_t k) {
     return -kRange + (static_cast<double>(k) + 0.5) / kPerUnit;
   }
-  // Phi's and phi's coefficients of one degree side by side: both polynomials in one pass of
-  // two-lane operations (SSE2 natively, SIMD128 in the page), each lane the same multiplies and
-  // adds in the same order as a scalar evaluation, so the same bits.
-  using Pair = double __attribute__((vector_size(2 * sizeof(double))));
+  // Phi's and phi's coefficients of one degree side by side (lanes.hpp): both polynomials in
+  // one pass of two-lane operations, the same bits as a scalar evaluation.
   // sum_i c_i t^i by Estrin's scheme (a tree of depth 4, not Horner's chain of 10: the factors of
   // one node are independent, and the chain's latency was what they cost), for both lanes.
   static Pair estrin(const std::array<Pair, kDegree + 1>& c, double t, double t2, double t4,

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "grid_success.hpp"
+#include "lanes.hpp"
 #include "phasesim/core/contract.hpp"
 #include "phasesim/core/error.hpp"
 #include "phasesim/core/portable_math.hpp"
@@ -43,9 +44,7 @@ void chebyshev_basis(double t, int degree, std::span<double> value, std::span<do
   }
 }
 
-// Two doubles as the two lanes of one vector (GCC/clang vector extensions: SSE2 natively, SIMD128
-// in the page), each lane the scalar multiplies and adds in the same order: the scalar bits.
-using Pair = double __attribute__((vector_size(2 * sizeof(double))));
+using detail::Pair;  // lanes.hpp
 template <typename V>
 constexpr std::size_t kWidth = sizeof(V) / sizeof(double);
 void set_lane(double& v, std::size_t, double x) { v = x; }
